@@ -1,0 +1,5 @@
+import sys
+
+from veil.cli import main
+
+sys.exit(main())

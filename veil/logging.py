@@ -1,0 +1,38 @@
+"""structlog set-up. veil logs ids, sizes, scores and timings; never input text."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import structlog
+
+_configured = False
+
+
+def configure(level: str | None = None, json: bool | None = None) -> None:
+    global _configured
+    if _configured:
+        return
+    level = (level or os.environ.get("VEIL_LOG_LEVEL", "WARNING")).upper()
+    json = json if json is not None else os.environ.get("VEIL_LOG_JSON", "1") != "0"
+    logging.basicConfig(stream=sys.stderr, level=level, format="%(message)s")
+    renderer = structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level, logging.WARNING)),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=True,
+    )
+    _configured = True
+
+
+def get_logger(name: str):
+    configure()
+    return structlog.get_logger(name)

@@ -1,0 +1,1 @@
+"""Test utilities shipped with veil (a scripted OpenAI-compatible endpoint)."""

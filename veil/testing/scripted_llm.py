@@ -1,0 +1,175 @@
+"""A scripted OpenAI-compatible chat-completions server on loopback.
+
+It speaks real HTTP, so the real ``openai`` client is exercised end to end (no monkeypatching).
+A *responder* decides each answer from the request (typically from the name of the requested
+JSON schema, ``response_format.json_schema.name``, which tells which agent is asking). Faults
+can be queued to test retries: an HTTP status, malformed JSON, a truncated answer or a delay.
+
+    def responder(req: dict) -> dict | str | Fault:
+        ...
+    with ScriptedLLM(responder) as llm:
+        LLMSettings(base_url=llm.base_url, ...)
+
+Also used by the throughput benchmark as an endpoint with a fixed latency (``delay_s``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+
+@dataclass
+class Fault:
+    """A scripted misbehaviour: ``status`` (e.g. 500), ``malformed`` JSON, ``truncated``
+    (finish_reason=length) or ``delay_s`` before answering normally."""
+
+    status: int | None = None
+    malformed: bool = False
+    truncated: bool = False
+    delay_s: float = 0.0
+
+
+Responder = Callable[[dict[str, Any]], "dict[str, Any] | str | Fault"]
+
+
+def schema_name(request: dict[str, Any]) -> str:
+    rf = request.get("response_format") or {}
+    return (rf.get("json_schema") or {}).get("name", "")
+
+
+def last_user_message(request: dict[str, Any]) -> str:
+    for m in reversed(request.get("messages", [])):
+        if m.get("role") == "user":
+            c = m.get("content")
+            return c if isinstance(c, str) else json.dumps(c)
+    return ""
+
+
+class ScriptedLLM:
+    def __init__(self, responder: Responder, *, delay_s: float = 0.0, prompt_tokens: int | None = None):
+        self.responder = responder
+        self.delay_s = delay_s
+        self.prompt_tokens = prompt_tokens
+        self.requests: list[dict[str, Any]] = []
+        self.faults: deque[Fault] = deque()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self) -> "ScriptedLLM":
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                try:
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                if self.path.rstrip("/").endswith("/models"):
+                    body = {"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "veil"}]}
+                    self._send(200, json.dumps(body).encode())
+                else:
+                    self._send(404, b'{"error": {"message": "not found"}}')
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length") or 0)
+                request = json.loads(self.rfile.read(length) or b"{}")
+                with outer._lock:
+                    outer.requests.append(request)
+                    fault = outer.faults.popleft() if outer.faults else None
+                    outer.in_flight += 1
+                    outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
+                try:
+                    delay = outer.delay_s + (fault.delay_s if fault else 0.0)
+                    if delay:
+                        time.sleep(delay)
+                    if fault and fault.status:
+                        self._send(fault.status, json.dumps({"error": {"message": "scripted failure"}}).encode())
+                        return
+                    answer = outer.responder(request)
+                    if isinstance(answer, Fault):
+                        if answer.delay_s:
+                            time.sleep(answer.delay_s)
+                        if answer.status:
+                            self._send(answer.status, b'{"error": {"message": "scripted failure"}}')
+                            return
+                        fault = answer
+                        answer = {}
+                    content = answer if isinstance(answer, str) else json.dumps(answer)
+                    finish = "stop"
+                    if fault and fault.malformed:
+                        content = content[: max(1, len(content) // 2)] + " <<not json"
+                    if fault and fault.truncated:
+                        content, finish = content[: max(1, len(content) // 2)], "length"
+                    prompt_chars = sum(len(str(m.get("content", ""))) for m in request.get("messages", []))
+                    ptoks = outer.prompt_tokens if outer.prompt_tokens is not None else max(1, prompt_chars // 4)
+                    body = {
+                        "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": request.get("model", "scripted"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": content},
+                                "finish_reason": finish,
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": ptoks,
+                            "completion_tokens": max(1, len(content) // 4),
+                            "total_tokens": ptoks + max(1, len(content) // 4),
+                        },
+                    }
+                    self._send(200, json.dumps(body).encode())
+                finally:
+                    with outer._lock:
+                        outer.in_flight -= 1
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> "ScriptedLLM":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "start() the server first"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def requests_for(self, name: str) -> list[dict[str, Any]]:
+        return [r for r in self.requests if schema_name(r) == name]
