@@ -16,6 +16,7 @@ Also used by the throughput benchmark as an endpoint with a fixed latency (``del
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 import uuid
@@ -74,6 +75,12 @@ class ScriptedLLM:
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                # headers and body are separate writes: without NODELAY, Nagle + delayed ACK
+                # add ~40 ms to every call
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
                 self.send_response(status)

@@ -1,0 +1,166 @@
+"""The one entry point for anonymizing documents from Python:
+
+    async with Anonymizer(engine="local") as anon:
+        await anon.prepare(docs)               # once per batch (population, classifiers)
+        result = await anon.anonymize(docs[0])
+
+It owns the engine (agents), the memory store and the LangGraph checkpointer, runs the
+anonymize graph per document (thread id = run id) and turns per-document failures into a
+failed result instead of an exception, so one bad document never stops a batch.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from pydantic import BaseModel, Field
+
+from veil.agents import Engine, build_engine
+from veil.agents.base import Task
+from veil.documents import Document
+from veil.errors import LLMError, VeilError
+from veil.graphs.anonymize import AnonymizeConfig, AnonymizeContext, build_graph
+from veil.llm import LLMSettings
+from veil.logging import get_logger
+from veil.memory.store import MemoryStore, checkpoint_path
+
+log = get_logger(__name__)
+
+
+def new_run_id() -> str:
+    return f"run-{uuid.uuid4().hex[:20]}"
+
+
+class AnonymizeResult(BaseModel):
+    run_id: str
+    doc_id: str
+    status: str = "done"  # done | failed
+    anonymized_text: str | None = None
+    privacy_score: int | None = None
+    utility_score: float | None = None
+    k: int | None = None
+    p_max: int | None = None
+    privacy_target_met: bool = False
+    best_iteration: int | None = None
+    iterations: int = 0
+    stop_reason: str | None = None
+    protected: dict[str, Any] = Field(default_factory=dict, description="what was protected (name/attributes)")
+    usage: dict[str, float] = Field(default_factory=dict)
+    seconds: float = 0.0
+    error: str | None = None
+
+    def output_fields(self) -> dict[str, Any]:
+        """The fields added to each output record."""
+        return {
+            "anonymized_text": self.anonymized_text,
+            "privacy_score": self.privacy_score,
+            "utility_score": None if self.utility_score is None else round(self.utility_score, 4),
+            "run_id": self.run_id,
+            **({"error": self.error} if self.error else {}),
+        }
+
+
+class Anonymizer:
+    def __init__(
+        self,
+        engine: str | Engine = "local",
+        *,
+        config: AnonymizeConfig | None = None,
+        llm: LLMSettings | None = None,
+        db_path: str | Path | None = None,
+        engine_options: dict[str, Any] | None = None,
+    ):
+        self.config = config or AnonymizeConfig()
+        self.engine = engine if isinstance(engine, Engine) else build_engine(engine, llm=llm, **(engine_options or {}))
+        self.memory = MemoryStore(db_path)
+        self._saver_cm: Any = None
+        self.graph: Any = None
+
+    async def __aenter__(self) -> "Anonymizer":
+        self._saver_cm = AsyncSqliteSaver.from_conn_string(str(checkpoint_path(self.memory.path)))
+        saver = await self._saver_cm.__aenter__()
+        self.graph = build_graph(checkpointer=saver)
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if self._saver_cm is not None:
+            await self._saver_cm.__aexit__(*exc)
+        await self.engine.aclose()
+        self.memory.close()
+
+    async def prepare(self, documents: list[Document]) -> None:
+        await self.engine.prepare(documents)
+
+    def task_for(self, doc: Document, config: AnonymizeConfig) -> Task:
+        return Task(
+            profile=config.profile,
+            k=config.k or 10,
+            p_max=config.p_max or config.k or 10,
+            name=doc.name,
+            attributes=dict(doc.attributes),
+            label=doc.label,
+            original=doc.text,
+            doc_id=doc.id,
+        )
+
+    async def anonymize(
+        self,
+        doc: Document,
+        *,
+        config: AnonymizeConfig | None = None,
+        run_id: str | None = None,
+        owner: str | None = None,
+    ) -> AnonymizeResult:
+        assert self.graph is not None, "use `async with Anonymizer(...)`"
+        config = config or self.config
+        run_id = run_id or new_run_id()
+        task = self.task_for(doc, config)
+        self.memory.create_run(run_id, doc_id=doc.id, config=config.model_dump(), owner=owner)
+        t0 = time.perf_counter()
+        thread = {"configurable": {"thread_id": run_id}}
+        ctx = AnonymizeContext(engine=self.engine, memory=self.memory, config=config)
+        try:
+            snapshot = await self.graph.aget_state(thread)
+            if snapshot.next:  # an interrupted run: resume from its last checkpoint
+                state = await self.graph.ainvoke(None, config=thread, context=ctx)
+            else:
+                state = await self.graph.ainvoke(
+                    {"run_id": run_id, "doc_id": doc.id, "original": doc.text, "text": doc.text, "task": task.model_dump(),
+                     "iteration": 0, "mode": None, "unchanged": 0},
+                    config={**thread, "recursion_limit": 10 + 6 * (config.max_iterations + 2)},
+                    context=ctx,
+                )
+        except VeilError as e:
+            seconds = time.perf_counter() - t0
+            kind = "llm" if isinstance(e, LLMError) else "veil"
+            log.error("run_failed", run_id=run_id, doc_id=doc.id, error=type(e).__name__, kind=kind)
+            self.memory.finish_run(run_id, error=str(e))
+            return AnonymizeResult(run_id=run_id, doc_id=doc.id, status="failed", error=str(e), seconds=seconds)
+        best = state["best"]
+        final_task = state["task"]
+        result = AnonymizeResult(
+            run_id=run_id,
+            doc_id=doc.id,
+            anonymized_text=best["text"],
+            privacy_score=best["privacy_score"],
+            utility_score=best["utility_score"],
+            k=config.k,
+            p_max=config.p_max,
+            privacy_target_met=best["privacy_score"] >= (config.p_max or 0),
+            best_iteration=best["iteration"],
+            iterations=state.get("iteration", 0),
+            stop_reason=state.get("stop_reason"),
+            protected={k: final_task.get(k) for k in ("name", "attributes") if final_task.get(k)},
+            usage=state.get("usage", {}),
+            seconds=time.perf_counter() - t0,
+        )
+        self.memory.finish_run(run_id, result=result.model_dump())
+        log.info(
+            "run_done", run_id=run_id, doc_id=doc.id, privacy=result.privacy_score, iterations=result.iterations,
+            seconds=round(result.seconds, 3),
+        )
+        return result

@@ -1,0 +1,231 @@
+"""Memory of edits: SQLite tables of runs and of their iterations.
+
+Per document and iteration it keeps the text, a diff against the previous text, the privacy
+and utility scores, the clues, the mode, tokens and latency. The optimizer reads the last N
+entries of its run; ``veil trace show`` and the trace page read all of them. It lives in one
+SQLite file (WAL mode) next to LangGraph's checkpoints, so it survives a restart.
+
+The stdlib ``sqlite3`` is used directly (not an ORM) because the schema is two tables and
+every access is a short indexed query; calls are serialised by a lock so one store can be
+shared by the concurrent documents of a batch.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from veil.agents.base import MemoryEntry
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id      TEXT PRIMARY KEY,
+    doc_id      TEXT,
+    owner       TEXT,
+    kind        TEXT NOT NULL DEFAULT 'anonymize',
+    status      TEXT NOT NULL,
+    config      TEXT,
+    result      TEXT,
+    error       TEXT,
+    created_at  REAL NOT NULL,
+    updated_at  REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS iterations (
+    run_id            TEXT NOT NULL,
+    iteration         INTEGER NOT NULL,
+    mode              TEXT,
+    text              TEXT NOT NULL,
+    diff              TEXT,
+    privacy_score     INTEGER,
+    k                 INTEGER,
+    utility_score     REAL,
+    clues             TEXT,
+    edits             TEXT,
+    prompt_tokens     INTEGER DEFAULT 0,
+    completion_tokens INTEGER DEFAULT 0,
+    latency_ms        REAL DEFAULT 0,
+    created_at        REAL NOT NULL,
+    PRIMARY KEY (run_id, iteration)
+);
+CREATE INDEX IF NOT EXISTS runs_owner ON runs(owner, created_at);
+"""
+
+
+def default_home() -> Path:
+    return Path(os.environ.get("VEIL_HOME") or Path.home() / ".veil")
+
+
+def default_db_path() -> Path:
+    return default_home() / "veil.db"
+
+
+def unified_diff(before: str, after: str) -> str:
+    """Word-level diff in a compact form: ``[-old-]{+new+}`` (git's --word-diff style)."""
+    a, b = before.split(), after.split()
+    out: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(" ".join(a[i1:i2]))
+        else:
+            if i2 > i1:
+                out.append("[-" + " ".join(a[i1:i2]) + "-]")
+            if j2 > j1:
+                out.append("{+" + " ".join(b[j1:j2]) + "+}")
+    return " ".join(x for x in out if x)
+
+
+class MemoryStore:
+    def __init__(self, path: str | Path | None = None):
+        self.path = Path(path) if path else default_db_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+        self._conn.row_factory = sqlite3.Row
+        with self._lock:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.executescript(SCHEMA)
+            self._conn.commit()
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # -- runs ----------------------------------------------------------------------------
+    def create_run(
+        self, run_id: str, *, doc_id: str | None, config: dict[str, Any], owner: str | None = None, kind: str = "anonymize"
+    ) -> None:
+        now = time.time()
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR IGNORE INTO runs(run_id, doc_id, owner, kind, status, config, created_at, updated_at)"
+                " VALUES (?,?,?,?,?,?,?,?)",
+                (run_id, doc_id, owner, kind, "running", json.dumps(config), now, now),
+            )
+            self._conn.commit()
+
+    def finish_run(self, run_id: str, *, result: dict[str, Any] | None = None, error: str | None = None) -> None:
+        status = "failed" if error else "done"
+        with self._lock:
+            self._conn.execute(
+                "UPDATE runs SET status=?, result=?, error=?, updated_at=? WHERE run_id=?",
+                (status, json.dumps(result) if result is not None else None, error, time.time(), run_id),
+            )
+            self._conn.commit()
+
+    def get_run(self, run_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._conn.execute("SELECT * FROM runs WHERE run_id=?", (run_id,)).fetchone()
+        if row is None:
+            return None
+        d = dict(row)
+        for key in ("config", "result"):
+            d[key] = json.loads(d[key]) if d[key] else None
+        return d
+
+    def list_runs(self, owner: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        q = "SELECT run_id, doc_id, kind, status, created_at, updated_at FROM runs"
+        args: tuple[Any, ...] = ()
+        if owner is not None:
+            q += " WHERE owner=?"
+            args = (owner,)
+        q += " ORDER BY created_at DESC LIMIT ?"
+        with self._lock:
+            return [dict(r) for r in self._conn.execute(q, (*args, limit)).fetchall()]
+
+    # -- iterations ----------------------------------------------------------------------
+    def add_iteration(
+        self,
+        run_id: str,
+        iteration: int,
+        *,
+        text: str,
+        mode: str | None,
+        privacy_score: int | None,
+        k: int | None,
+        utility_score: float | None,
+        clues: list[str],
+        edits: list[dict[str, Any]] | None = None,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        latency_ms: float = 0.0,
+    ) -> None:
+        prev = self._previous_text(run_id, iteration)
+        diff = unified_diff(prev, text) if prev is not None else None
+        with self._lock:
+            # REPLACE: a run resumed from its checkpoint may redo the iteration it was in
+            self._conn.execute(
+                "INSERT OR REPLACE INTO iterations(run_id, iteration, mode, text, diff, privacy_score, k,"
+                " utility_score, clues, edits, prompt_tokens, completion_tokens, latency_ms, created_at)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    run_id,
+                    iteration,
+                    mode,
+                    text,
+                    diff,
+                    privacy_score,
+                    k,
+                    utility_score,
+                    json.dumps(clues),
+                    json.dumps(edits or []),
+                    prompt_tokens,
+                    completion_tokens,
+                    latency_ms,
+                    time.time(),
+                ),
+            )
+            self._conn.commit()
+
+    def _previous_text(self, run_id: str, iteration: int) -> str | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT text FROM iterations WHERE run_id=? AND iteration<? ORDER BY iteration DESC LIMIT 1",
+                (run_id, iteration),
+            ).fetchone()
+        return row["text"] if row else None
+
+    def iterations(self, run_id: str) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT * FROM iterations WHERE run_id=? ORDER BY iteration", (run_id,)
+            ).fetchall()
+        out = []
+        for r in rows:
+            d = dict(r)
+            d["clues"] = json.loads(d["clues"] or "[]")
+            d["edits"] = json.loads(d["edits"] or "[]")
+            out.append(d)
+        return out
+
+    def recent(self, run_id: str, n: int = 3) -> list[MemoryEntry]:
+        """The last ``n`` iterations of a run, oldest first: what the optimizer remembers."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT iteration, text, privacy_score, utility_score, mode, clues FROM iterations"
+                " WHERE run_id=? ORDER BY iteration DESC LIMIT ?",
+                (run_id, n),
+            ).fetchall()
+        return [
+            MemoryEntry(
+                iteration=r["iteration"],
+                text=r["text"],
+                privacy_score=r["privacy_score"],
+                utility_score=r["utility_score"],
+                mode=r["mode"],
+                clues=json.loads(r["clues"] or "[]"),
+            )
+            for r in reversed(rows)
+        ]
+
+
+def checkpoint_path(db_path: str | Path | None = None) -> Path:
+    """LangGraph checkpoints live beside the memory, in their own file (their own connection)."""
+    p = Path(db_path) if db_path else default_db_path()
+    return p.with_name(p.stem + "-checkpoints.db")
