@@ -114,7 +114,11 @@ class ScriptedLLM:
                     if fault and fault.status:
                         self._send(fault.status, json.dumps({"error": {"message": "scripted failure"}}).encode())
                         return
-                    answer = outer.responder(request)
+                    try:
+                        answer = outer.responder(request)
+                    except Exception as e:  # a responder bug is the endpoint's 500, not a hang-up
+                        self._send(500, json.dumps({"error": {"message": f"responder: {e!r}"}}).encode())
+                        return
                     if isinstance(answer, Fault):
                         if answer.delay_s:
                             time.sleep(answer.delay_s)

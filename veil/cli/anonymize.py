@@ -1,0 +1,140 @@
+"""``veil anonymize INPUT [-o OUT]`` — INPUT is a .txt file, a JSONL file or ``-`` (stdin)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from veil.anonymizer import AnonymizeResult, Anonymizer
+from veil.batch import run_concurrently
+from veil.cli.common import add_db_arg, add_engine_args, engine_options, llm_settings
+from veil.documents import Document
+from veil.errors import UserInputError, VeilError
+from veil.graphs.anonymize import AnonymizeConfig
+from veil.io import Journal, atomic_write_text, read_jsonl, read_stdin, read_text_file, records_to_documents
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("anonymize", help="anonymize a text file, a JSONL file, stdin or a folder")
+    p.add_argument("input", help="a .txt file, a .jsonl file, a folder, or - for stdin")
+    p.add_argument("-o", "--output", help="output file (JSONL for JSONL input) or folder; default stdout")
+    p.add_argument("--text-field", default="text")
+    p.add_argument("--id-field", help="record id (default: line number)")
+    p.add_argument("--label-field", help="downstream label the text must keep supporting (e.g. occupation)")
+    p.add_argument("--name-field", help="ground-truth identity to protect (profile identity)")
+    p.add_argument("--attributes-field", help="object of ground-truth attributes to protect (profile attributes)")
+    p.add_argument("--profile", choices=["identity", "attributes", "generic"], help="default: identity with --name-field, attributes with --attributes-field, else generic")
+    p.add_argument("-k", "--top-k", dest="k", type=int, help="attacker's top-K (default 10 identity, 3 otherwise)")
+    p.add_argument("--p-max", type=int, help="privacy target: rank the truth must exceed (default K)")
+    p.add_argument("--u-target", type=float, default=0.9, help="utility target in [0,1] (default 0.9)")
+    p.add_argument("--max-iterations", type=int, default=5)
+    p.add_argument("--memory-window", type=int, default=3, help="earlier iterations the optimizer sees (default 3)")
+    p.add_argument("--concurrency", type=int, default=16, help="documents in flight at once (default 16)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_engine_args(p)
+    add_db_arg(p)
+    p.set_defaults(func=run)
+
+
+def _config(args: argparse.Namespace) -> AnonymizeConfig:
+    profile = args.profile or ("identity" if args.name_field else "attributes" if args.attributes_field else "generic")
+    try:
+        return AnonymizeConfig(
+            profile=profile, k=args.k, p_max=args.p_max, u_target=args.u_target,
+            max_iterations=args.max_iterations, memory_window=args.memory_window,
+        )
+    except ValueError as e:
+        raise UserInputError(f"invalid option: {e.errors()[0]['msg'] if hasattr(e, 'errors') else e}") from e
+
+
+def _load(args: argparse.Namespace) -> tuple[str, list[Document]]:
+    """Returns (kind, documents) where kind is 'jsonl' or 'text'."""
+    fields = dict(
+        text_field=args.text_field, id_field=args.id_field, label_field=args.label_field,
+        name_field=args.name_field, attributes_field=args.attributes_field,
+    )
+    if args.input == "-":
+        raw, records = read_stdin()
+        if records is not None:
+            return "jsonl", records_to_documents(records, **fields)
+        return "text", [Document(id="stdin", text=raw)]
+    path = Path(args.input)
+    if not path.exists():
+        raise UserInputError(f"{path}: no such file or folder")
+    if path.suffix.lower() in (".jsonl", ".ndjson") or (path.suffix.lower() == ".json" and args.id_field):
+        return "jsonl", records_to_documents(read_jsonl(path), **fields)
+    return "text", [Document(id=path.stem, text=read_text_file(path))]
+
+
+def run(args: argparse.Namespace) -> int:
+    config = _config(args)
+    if args.input != "-" and Path(args.input).is_dir():
+        from veil.cli.folder import run_folder  # folder mode: its own module
+
+        return run_folder(args, Path(args.input), config)
+    kind, docs = _load(args)
+    if not docs:
+        raise UserInputError(f"{args.input}: no documents")
+    if args.concurrency < 1:
+        raise UserInputError("--concurrency must be at least 1")
+    return asyncio.run(_run(args, config, kind, docs))
+
+
+async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, docs: list[Document]) -> int:
+    out = Path(args.output) if args.output else None
+    journal = Journal(out.with_name(out.name + ".partial")) if (out and kind == "jsonl") else None
+    todo = [d for d in docs if journal is None or d.id not in journal.done]
+    if journal and len(todo) < len(docs):
+        print(f"veil: resuming: {len(docs) - len(todo)} of {len(docs)} documents already done", file=sys.stderr)
+    t0 = time.perf_counter()
+    results: dict[str, dict[str, Any]] = dict(journal.done) if journal else {}
+    if todo:
+        async with Anonymizer(
+            args.engine, config=config, llm=llm_settings(args), db_path=args.db, engine_options=engine_options(args)
+        ) as anon:
+            await anon.prepare(docs)
+
+            def done(doc: Document, r: AnonymizeResult) -> None:
+                results[doc.id] = r.model_dump()
+                if journal:
+                    journal.add(doc.id, r.model_dump())
+
+            await run_concurrently(
+                todo, anon.anonymize, concurrency=args.concurrency, on_done=done,
+                is_failure=lambda r: r.status != "done",
+                show_progress=False if args.no_progress else None,
+            )
+    seconds = time.perf_counter() - t0
+    ordered = [AnonymizeResult.model_validate(results[d.id]) for d in docs]
+    if kind == "jsonl":
+        lines = [json.dumps({**d.record, **r.output_fields()}, ensure_ascii=False) for d, r in zip(docs, ordered)]
+        payload = "\n".join(lines) + "\n"
+    else:
+        r = ordered[0]
+        if r.status != "done":
+            raise VeilError(f"anonymization failed: {r.error}")
+        payload = r.anonymized_text or ""
+        print(f"veil: run {r.run_id}: privacy rank {r.privacy_score}, utility {r.utility_score:.2f}", file=sys.stderr)
+    if out:
+        atomic_write_text(out, payload)
+        if journal:
+            journal.remove()
+    else:
+        sys.stdout.write(payload if payload.endswith("\n") else payload + "\n")
+    failed = [r for r in ordered if r.status != "done"]
+    ok = [r for r in ordered if r.status == "done"]
+    if len(docs) > 1 or failed:
+        met = sum(r.privacy_target_met for r in ok)
+        print(
+            f"veil: {len(ok)}/{len(docs)} anonymized in {seconds:.1f}s; privacy target met for {met}; "
+            f"mean utility {mean([r.utility_score or 0 for r in ok]) if ok else 0:.2f}"
+            + (f"; {len(failed)} failed (see their 'error' field)" if failed else ""),
+            file=sys.stderr,
+        )
+    return 1 if failed else 0
