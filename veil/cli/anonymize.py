@@ -78,6 +78,10 @@ def run(args: argparse.Namespace) -> int:
         from veil.cli.folder import run_folder  # folder mode: its own module
 
         return run_folder(args, Path(args.input), config)
+    if args.input.lower().endswith((".csv", ".tsv")):
+        from veil.cli.folder import run_csv  # CSV: the batch module too
+
+        return run_csv(args, Path(args.input), config)
     kind, docs = _load(args)
     if not docs:
         raise UserInputError(f"{args.input}: no documents")
@@ -89,7 +93,9 @@ def run(args: argparse.Namespace) -> int:
 async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, docs: list[Document]) -> int:
     out = Path(args.output) if args.output else None
     journal = Journal(out.with_name(out.name + ".partial")) if (out and kind == "jsonl") else None
-    todo = [d for d in docs if journal is None or d.id not in journal.done]
+    # reuse what the interrupted run finished; a document that failed there is tried again
+    finished = {key for key, r in journal.done.items() if (r or {}).get("status") == "done"} if journal else set()
+    todo = [d for d in docs if d.id not in finished]
     if journal and len(todo) < len(docs):
         print(f"veil: resuming: {len(docs) - len(todo)} of {len(docs)} documents already done", file=sys.stderr)
     t0 = time.perf_counter()

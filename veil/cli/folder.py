@@ -1,0 +1,336 @@
+"""Batch modes of ``veil anonymize``: a folder of text files, and a CSV file.
+
+``veil anonymize DIR -o OUTDIR`` anonymizes every ``*.txt`` and ``*.md`` under DIR (recursively;
+hidden files and folders, and OUTDIR itself when it is inside DIR, are skipped), ``--concurrency``
+documents at a time, and mirrors the folder structure in OUTDIR:
+
+* each output is written atomically (temporary file + rename), so a file in OUTDIR is always
+  whole;
+* ``OUTDIR/manifest.jsonl`` has one line per input file (sorted by path): ``path``, ``status``
+  (``done`` | ``failed``), ``run_id`` (open it with ``veil trace show``), ``privacy_score``,
+  ``utility_score``, ``error``, plus ``output``, ``sha256`` of the input text, ``iterations``,
+  ``seconds``. It is rewritten atomically at the end; during the run, finished documents are
+  appended to a journal (``OUTDIR/.veil-journal.jsonl``, fsynced per line);
+* files that cannot be used (binary, not UTF-8, empty, unreadable) are ``failed`` in the
+  manifest with the reason and listed on stderr; the others go on;
+* after a crash or ``kill -9``, the same command resumes: documents in the journal (or, after a
+  finished run, in the manifest) whose input is unchanged and whose output exists are not
+  redone; a document that was in flight resumes from its last LangGraph checkpoint (its run id
+  is stable within a batch) and failed ones are retried;
+* the exit code is 1 when any document failed, else 0.
+
+``veil anonymize FILE.csv --text-field COL [-o OUT.csv]`` anonymizes one column of a CSV and
+writes the CSV back with ``anonymized_text``, ``privacy_score``, ``utility_score``, ``run_id``
+and ``error`` columns added (journalled and resumable like JSONL input).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import hashlib
+import io
+import json
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from veil.anonymizer import AnonymizeResult, Anonymizer
+from veil.batch import run_concurrently
+from veil.cli.common import engine_options, llm_settings
+from veil.documents import Document
+from veil.errors import UserInputError, VeilError
+from veil.graphs.anonymize import AnonymizeConfig
+from veil.io import Journal, atomic_write_text, read_text_file, records_to_documents
+
+TEXT_SUFFIXES = (".txt", ".md")
+MANIFEST = "manifest.jsonl"
+JOURNAL = ".veil-journal.jsonl"
+_BATCH_KEY = "__batch__"
+OUTPUT_COLUMNS = ("anonymized_text", "privacy_score", "utility_score", "run_id", "error")
+
+
+# -- shared ------------------------------------------------------------------------------------
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _run_id(batch_id: str, key: str) -> str:
+    """Stable within a batch, so an interrupted document resumes from its checkpoint."""
+    return "run-" + hashlib.sha256(f"{batch_id}\0{key}".encode()).hexdigest()[:20]
+
+
+def _anonymizer(args: argparse.Namespace, config: AnonymizeConfig) -> Anonymizer:
+    return Anonymizer(args.engine, config=config, llm=llm_settings(args), db_path=args.db,
+                      engine_options=engine_options(args))
+
+
+async def _safe(anon: Anonymizer, doc: Document, run_id: str) -> AnonymizeResult:
+    """One document; any exception fails this document only."""
+    t0 = time.perf_counter()
+    try:
+        return await anon.anonymize(doc, run_id=run_id)
+    except Exception as e:  # VeilError is already a failed result; this is a bug or an OS error
+        error = str(e) if isinstance(e, VeilError) else f"internal error ({type(e).__name__}: {e})"
+        try:
+            anon.memory.finish_run(run_id, error=error)
+        except Exception:
+            pass
+        return AnonymizeResult(run_id=run_id, doc_id=doc.id, status="failed", error=error,
+                               seconds=time.perf_counter() - t0)
+
+
+def _batch_id(journal: Journal) -> str:
+    entry = journal.done.get(_BATCH_KEY)
+    if entry and entry.get("batch_id"):
+        return entry["batch_id"]
+    batch_id = uuid.uuid4().hex
+    journal.add(_BATCH_KEY, {"batch_id": batch_id, "started": time.time()})
+    return batch_id
+
+
+# -- folders -----------------------------------------------------------------------------------
+
+
+def discover(root: Path, out: Path | None = None) -> list[Path]:
+    out_r = out.resolve() if out else None
+    files = []
+    for p in sorted(root.rglob("*")):
+        if p.suffix.lower() not in TEXT_SUFFIXES or not p.is_file():
+            continue
+        rel = p.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        if out_r is not None and p.resolve().is_relative_to(out_r):
+            continue
+        files.append(p)
+    return files
+
+
+def _short_error(e: Exception, path: Path) -> str:
+    msg = str(e)
+    prefix = f"{path}: "
+    return msg[len(prefix):] if msg.startswith(prefix) else msg
+
+
+def _read_manifest(path: Path) -> dict[str, dict[str, Any]]:
+    entries: dict[str, dict[str, Any]] = {}
+    if not path.exists():
+        return entries
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            e = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(e, dict) and "path" in e:
+            entries[e["path"]] = e
+    return entries
+
+
+def _entry(rel: str, *, status: str, sha: str | None, r: AnonymizeResult | None = None,
+           error: str | None = None) -> dict[str, Any]:
+    return {
+        "path": rel,
+        "status": status,
+        "run_id": r.run_id if r else None,
+        "privacy_score": r.privacy_score if r else None,
+        "utility_score": None if r is None or r.utility_score is None else round(r.utility_score, 4),
+        "error": error if error is not None else (r.error if r else None),
+        "output": rel if status == "done" else None,
+        "sha256": sha,
+        "iterations": r.iterations if r else 0,
+        "seconds": round(r.seconds, 3) if r else 0.0,
+    }
+
+
+def run_folder(args: argparse.Namespace, path: Path, config: AnonymizeConfig) -> int:
+    if not args.output:
+        raise UserInputError(f"{path} is a folder: give an output folder with -o OUTDIR")
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise UserInputError(f"{out}: exists and is not a folder")
+    if out.resolve() == path.resolve():
+        raise UserInputError("the output folder must not be the input folder")
+    if args.concurrency < 1:
+        raise UserInputError("--concurrency must be at least 1")
+    files = discover(path, out)
+    if not files:
+        raise UserInputError(f"{path}: no {' or '.join('*' + s for s in TEXT_SUFFIXES)} files")
+    return asyncio.run(_run_folder(args, path, out, files, config))
+
+
+async def _run_folder(args: argparse.Namespace, root: Path, out: Path, files: list[Path], config: AnonymizeConfig) -> int:
+    t0 = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    journal = Journal(out / JOURNAL)
+    batch_id = _batch_id(journal)
+    finished = {**_read_manifest(out / MANIFEST), **{k: v for k, v in journal.done.items() if k != _BATCH_KEY}}
+    entries: dict[str, dict[str, Any]] = {}
+    docs: list[Document] = []  # every readable document (the batch the engine prepares on)
+    todo: list[tuple[Document, str]] = []
+    for p in files:
+        rel = p.relative_to(root).as_posix()
+        try:
+            text = read_text_file(p)
+        except UserInputError as e:
+            entries[rel] = _entry(rel, status="failed", sha=None, error=_short_error(e, p))
+            continue
+        sha = _sha256(text)
+        doc = Document(id=rel, text=text)
+        docs.append(doc)
+        prev = finished.get(rel)
+        if prev and prev.get("status") == "done" and prev.get("sha256") == sha and (out / rel).is_file():
+            entries[rel] = prev
+            continue
+        todo.append((doc, sha))
+    n_skipped = len(docs) - len(todo)
+    if n_skipped:
+        print(f"veil: resuming: {n_skipped} of {len(files)} documents already done", file=sys.stderr)
+
+    if todo:
+        async with _anonymizer(args, config) as anon:
+            await anon.prepare(docs)
+
+            async def work(item: tuple[Document, str]) -> AnonymizeResult:
+                doc, _ = item
+                return await _safe(anon, doc, _run_id(batch_id, doc.id))
+
+            def done(item: tuple[Document, str], r: AnonymizeResult) -> None:
+                doc, sha = item
+                target = out / doc.id
+                if r.status == "done":
+                    try:
+                        atomic_write_text(target, r.anonymized_text or "")
+                        entry = _entry(doc.id, status="done", sha=sha, r=r)
+                    except OSError as e:
+                        entry = _entry(doc.id, status="failed", sha=sha, r=r, error=f"cannot write output ({e})")
+                else:
+                    target.unlink(missing_ok=True)  # never leave an output of older input beside a failure
+                    entry = _entry(doc.id, status="failed", sha=sha, r=r)
+                journal.add(doc.id, entry)  # after the output: journalled => output on disk
+                entries[doc.id] = entry
+
+            await run_concurrently(
+                todo, work, concurrency=args.concurrency, on_done=done, is_failure=lambda r: r.status != "done",
+                show_progress=False if args.no_progress else None,
+            )
+
+    ordered = [entries[p.relative_to(root).as_posix()] for p in files]
+    atomic_write_text(out / MANIFEST, "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in ordered))
+    journal.remove()
+    failed = [e for e in ordered if e["status"] != "done"]
+    for e in failed:
+        print(f"veil: {e['path']}: {e['error']}", file=sys.stderr)
+    seconds = time.perf_counter() - t0
+    rate = len(todo) / seconds if seconds > 0 else 0.0
+    print(
+        f"veil: {len(ordered) - len(failed)}/{len(ordered)} documents anonymized into {out} "
+        f"({len(todo)} processed in {seconds:.1f}s, {rate:.1f} docs/s)"
+        + (f"; {len(failed)} failed, see {out / MANIFEST}" if failed else ""),
+        file=sys.stderr,
+    )
+    return 1 if failed else 0
+
+
+# -- CSV ---------------------------------------------------------------------------------------
+
+
+def _csv_records(path: Path, args: argparse.Namespace) -> tuple[list[str], list[tuple[str, dict[str, Any]]]]:
+    text = read_text_file(path)
+    reader = csv.DictReader(io.StringIO(text, newline=""), dialect=csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel)
+    fields = list(reader.fieldnames or [])
+    if not fields:
+        raise UserInputError(f"{path}: no header row")
+    records: list[tuple[str, dict[str, Any]]] = []
+    try:
+        for row in reader:
+            if None in row:
+                raise UserInputError(f"{path}:{reader.line_num}: more cells than header columns")
+            rec: dict[str, Any] = dict(row)
+            af = args.attributes_field
+            if af and isinstance(rec.get(af), str):
+                cell = rec[af].strip()
+                try:
+                    rec[af] = json.loads(cell) if cell else {}
+                except json.JSONDecodeError as e:
+                    raise UserInputError(f"{path}:{reader.line_num}: column {af!r} must be a JSON object") from e
+            records.append((f"{path}:{reader.line_num}", rec))
+    except csv.Error as e:
+        raise UserInputError(f"{path}:{reader.line_num}: not valid CSV ({e})") from e
+    return fields, records
+
+
+def run_csv(args: argparse.Namespace, path: Path, config: AnonymizeConfig) -> int:
+    if not path.is_file():
+        raise UserInputError(f"{path}: no such file")
+    if args.concurrency < 1:
+        raise UserInputError("--concurrency must be at least 1")
+    fields, records = _csv_records(path, args)
+    if not records:
+        raise UserInputError(f"{path}: no rows")
+    docs = records_to_documents(
+        records, text_field=args.text_field, id_field=args.id_field, label_field=args.label_field,
+        name_field=args.name_field, attributes_field=args.attributes_field,
+    )
+    return asyncio.run(_run_csv(args, fields, docs, config))
+
+
+async def _run_csv(args: argparse.Namespace, fields: list[str], docs: list[Document], config: AnonymizeConfig) -> int:
+    t0 = time.perf_counter()
+    out = Path(args.output) if args.output else None
+    journal = Journal(out.with_name(out.name + ".partial")) if out else None
+    batch_id = _batch_id(journal) if journal else uuid.uuid4().hex
+    results: dict[str, dict[str, Any]] = {k: v for k, v in (journal.done if journal else {}).items() if k != _BATCH_KEY}
+    todo = [d for d in docs if d.id not in results or results[d.id].get("status") != "done"]
+    if journal and len(todo) < len(docs):
+        print(f"veil: resuming: {len(docs) - len(todo)} of {len(docs)} rows already done", file=sys.stderr)
+    if todo:
+        async with _anonymizer(args, config) as anon:
+            await anon.prepare(docs)
+
+            async def work(doc: Document) -> AnonymizeResult:
+                run_id = _run_id(batch_id, doc.id)
+                if not doc.text.strip():
+                    return AnonymizeResult(run_id=run_id, doc_id=doc.id, status="failed", error="empty text")
+                return await _safe(anon, doc, run_id)
+
+            def done(doc: Document, r: AnonymizeResult) -> None:
+                results[doc.id] = r.model_dump()
+                if journal:
+                    journal.add(doc.id, r.model_dump())
+
+            await run_concurrently(
+                todo, work, concurrency=args.concurrency, on_done=done, is_failure=lambda r: r.status != "done",
+                show_progress=False if args.no_progress else None,
+            )
+    ordered = [AnonymizeResult.model_validate(results[d.id]) for d in docs]
+    buf = io.StringIO(newline="")
+    columns = fields + [c for c in OUTPUT_COLUMNS if c not in fields]
+    writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for d, r in zip(docs, ordered):
+        row = {**d.record, **r.output_fields()}
+        row.setdefault("error", "")
+        if args.attributes_field and isinstance(row.get(args.attributes_field), dict):
+            row[args.attributes_field] = json.dumps(row[args.attributes_field], ensure_ascii=False)
+        writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+    if out:
+        atomic_write_text(out, buf.getvalue())
+        if journal:
+            journal.remove()
+    else:
+        sys.stdout.write(buf.getvalue())
+    failed = [(d, r) for d, r in zip(docs, ordered) if r.status != "done"]
+    for d, r in failed[:20]:
+        print(f"veil: row {d.id}: {r.error}", file=sys.stderr)
+    print(
+        f"veil: {len(docs) - len(failed)}/{len(docs)} rows anonymized in {time.perf_counter() - t0:.1f}s"
+        + (f"; {len(failed)} failed (see the 'error' column)" if failed else ""),
+        file=sys.stderr,
+    )
+    return 1 if failed else 0
