@@ -137,8 +137,11 @@ class Journal:
     def __init__(self, path: Path):
         self.path = path
         self.done: dict[str, Any] = {}
+        torn = False
         if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
+            text = path.read_text(encoding="utf-8")
+            torn = bool(text) and not text.endswith("\n")
+            for line in text.splitlines():
                 try:
                     entry = json.loads(line)
                 except json.JSONDecodeError:
@@ -146,6 +149,9 @@ class Journal:
                 self.done[entry["key"]] = entry["output"]
         path.parent.mkdir(parents=True, exist_ok=True)
         self._f = open(path, "a", encoding="utf-8")
+        if torn:  # end the torn line, or the next entry would be glued to it and lost
+            self._f.write("\n")
+            self._f.flush()
 
     def add(self, key: str, output: Any) -> None:
         self._f.write(json.dumps({"key": key, "output": output}, ensure_ascii=False) + "\n")
