@@ -30,7 +30,11 @@ class Engine:
         return seen
 
     async def prepare(self, documents: list[Document]) -> None:
-        """Give every agent the batch once (population for retrieval, training labels...)."""
+        """Give the shared resources, then every agent, the batch once (population for
+        retrieval, training labels...)."""
+        for r in self.resources:
+            if hasattr(r, "prepare"):
+                await r.prepare(documents)
         for agent in self.agents():
             await agent.prepare(documents)
 
@@ -43,7 +47,8 @@ class Engine:
 
     async def aclose(self) -> None:
         for r in self.resources:
-            await r.aclose()
+            if hasattr(r, "aclose"):
+                await r.aclose()
 
 
 # name -> "module:factory"; factories take keyword options and return an Engine

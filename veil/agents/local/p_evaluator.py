@@ -1,0 +1,181 @@
+"""Local P-Evaluator: a real re-identification attack by retrieval, no LLM.
+
+Two attacks, both over the population of candidates (a ``--population`` knowledge base, else
+the batch itself: each record's original is its own background knowledge, the other records
+are decoys — the dataset-release threat model):
+
+* **partial knowledge** (the audit paper's linking attack, GreedySanitize's simulated attacker):
+  the adversary knows a few facts about the person (``query_size`` clauses sampled from the
+  background text, ``m_queries`` samples) and searches the released records with BM25 for the
+  one that matches best. The rank of the true record is computed per sample against the other
+  records as the publisher expects to release them; the privacy score is the ``quantile`` of
+  those ranks (K+1 beyond K).
+* **full text** ("who is this?"): the sanitized text itself is the query against the
+  population's background texts, BM25 and MiniLM dense similarity fused by reciprocal rank.
+
+With a knowledge base the full-text attack gives the score (that is the attacker's situation);
+with the batch as population the partial-knowledge attack does, and the full-text rank is
+reported in ``per_target``. Clues are the terms that contributed most to the true record's
+BM25 score in the samples where the attack succeeded.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from veil.agents.base import Guess, PrivacyEvaluator, PrivacyResult, Task
+from veil.agents.local.retrieval import tokenize
+from veil.agents.local.world import LocalWorld
+
+
+@dataclass
+class LinkAttack:
+    """Precomputed per document: the adversary's queries and the decoys' scores for them."""
+
+    queries: list[list[str]]
+    decoy_scores: np.ndarray  # (m_queries, n_decoys)
+
+    def ranks(self, world: LocalWorld, tokens: Counter) -> tuple[np.ndarray, list[dict[str, float]]]:
+        pool = world.release_pool
+        assert pool is not None
+        contribs = [pool.term_contributions(q, tokens) for q in self.queries]
+        own = np.array([sum(c.values()) for c in contribs], dtype=np.float32)
+        greater = (self.decoy_scores > own[:, None] + 1e-6).sum(axis=1)
+        ties = (np.abs(self.decoy_scores - own[:, None]) <= 1e-6).sum(axis=1)
+        return 1 + greater + 0.5 * ties, contribs
+
+
+class LocalPrivacyEvaluator(PrivacyEvaluator):
+    engine = "local"
+
+    def __init__(self, world: LocalWorld, *, m_queries: int = 16, query_size: int = 3, quantile: float = 0.5,
+                 dense: bool = True):
+        self.world = world
+        self.m_queries = m_queries
+        self.query_size = query_size
+        self.quantile = quantile
+        self.dense = dense
+        self._attacks: dict[str, LinkAttack] = {}
+
+    # -- partial knowledge -----------------------------------------------------------------
+    def link_attack(self, task: Task) -> LinkAttack | None:
+        w = self.world
+        if w.release_pool is None or task.doc_id not in w.released:
+            return None
+        cached = self._attacks.get(task.doc_id)
+        if cached is not None:
+            return cached
+        idx = w.candidate_index(task.doc_id, task.name)
+        background = w.population[idx].text if idx is not None else task.original
+        queries = w.queries(task.doc_id, background, task.name, self.m_queries, self.query_size)
+        self_pos = w.release_ids.index(task.doc_id)
+        scores = np.stack([np.delete(w.release_pool.scores(q), self_pos) for q in queries])
+        attack = LinkAttack(queries=queries, decoy_scores=scores)
+        self._attacks[task.doc_id] = attack
+        return attack
+
+    def partial_knowledge_rank(self, text: str, task: Task) -> tuple[int, list[str]]:
+        """Rank of the truth (K+1 beyond K) and the clue terms, for any candidate text; cheap
+        (microseconds), so the optimizer calls it for every candidate edit."""
+        attack = self.link_attack(task)
+        if attack is None:
+            return task.k + 1, []
+        ranks, contribs = attack.ranks(self.world, Counter(tokenize(text)))
+        rank = int(np.floor(np.quantile(ranks, self.quantile)))
+        total: Counter = Counter()
+        for r, c in zip(ranks, contribs):
+            if r <= task.k:
+                total.update(c)
+        clues = [t for t, _ in total.most_common(12)]
+        return min(rank, task.k + 1), clues
+
+    def term_weights(self, text: str, task: Task) -> Counter:
+        """Per term of ``text``, how much it helps the attack (summed over successful samples)."""
+        attack = self.link_attack(task)
+        if attack is None:
+            return Counter()
+        ranks, contribs = attack.ranks(self.world, Counter(tokenize(text)))
+        total: Counter = Counter()
+        for r, c in zip(ranks, contribs):
+            if r <= task.k:
+                total.update(c)
+        return total
+
+    # -- full text ---------------------------------------------------------------------------
+    def full_text_ranking(self, text: str) -> list[int]:
+        """Population indices, best match first (BM25 and dense fused by reciprocal rank)."""
+        w = self.world
+        assert w.pop_pool is not None
+        bm = w.pop_pool.scores(tokenize(text))
+        order_bm = np.argsort(-bm, kind="stable")
+        rrf = np.zeros(len(w.population))
+        rrf[order_bm] += 1.0 / (60 + np.arange(1, len(order_bm) + 1))
+        if self.dense:
+            q = w.embed([text])[0]
+            pop = w.embed([c.text for c in w.population])
+            order_d = np.argsort(-(pop @ q), kind="stable")
+            rrf[order_d] += 1.0 / (60 + np.arange(1, len(order_d) + 1))
+        return list(np.argsort(-rrf, kind="stable"))
+
+    async def evaluate(self, text: str, task: Task) -> PrivacyResult:
+        w = self.world
+        per_target: dict[str, int] = {}
+        guesses: list[Guess] = []
+        truth = w.candidate_index(task.doc_id, task.name)
+        if w.pop_pool is not None and w.population:
+            ranking = self.full_text_ranking(text)
+            top = ranking[: task.k]
+            guesses = [
+                Guess(value=w.population[i].name or w.population[i].id, target="identity", matched=(i == truth))
+                for i in top
+            ]
+            per_target["full_text"] = (top.index(truth) + 1) if truth in top else task.k + 1
+        clues: list[str] = []
+        if not w.population_is_batch:
+            score = per_target.get("full_text", task.k + 1)
+            if truth is not None and score <= task.k:
+                contrib = w.pop_pool.term_contributions(tokenize(w.population[truth].text), tokenize(text))  # type: ignore[union-attr]
+                clues = [t for t, _ in Counter(contrib).most_common(12)]
+        else:
+            score, clues = self.partial_knowledge_rank(text, task)
+            per_target["partial_knowledge"] = score
+        return PrivacyResult(
+            score=score,
+            k=task.k,
+            guesses=guesses,
+            clues=clues,
+            per_target=per_target,
+            explanation=(
+                "partial-knowledge linking attack over the batch" if w.population_is_batch
+                else "full-text retrieval over the knowledge base"
+            ),
+        )
+
+
+def fast_rank(evaluator: LocalPrivacyEvaluator, text: str, task: Task) -> tuple[int, Counter]:
+    """The attack the optimizer re-runs for every candidate edit: the rank of the truth and the
+    weight of each term of ``text`` in the attacker's success. BM25 only (dense is too slow to
+    run per candidate)."""
+    w = evaluator.world
+    if w.population_is_batch:
+        attack = evaluator.link_attack(task)
+        if attack is None:
+            return task.k + 1, Counter()
+        ranks, contribs = attack.ranks(w, Counter(tokenize(text)))
+        weights: Counter = Counter()
+        for r, c in zip(ranks, contribs):
+            if r <= task.k:
+                weights.update(c)
+        return min(int(np.floor(np.quantile(ranks, evaluator.quantile))), task.k + 1), weights
+    truth = w.candidate_index(task.doc_id, task.name)
+    if truth is None or w.pop_pool is None:
+        return task.k + 1, Counter()
+    toks = tokenize(text)
+    scores = w.pop_pool.scores(toks)
+    rank = 1 + int((scores > scores[truth] + 1e-6).sum())
+    if rank > task.k:
+        return task.k + 1, Counter()
+    return rank, Counter(w.pop_pool.term_contributions(toks, w.pop_pool.tokens[truth]))

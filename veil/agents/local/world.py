@@ -1,0 +1,175 @@
+"""What the local agents of one batch share: the population the attacker knows, the released
+pool it searches, cached embeddings, the labelled training set and the batch's pseudonyms.
+Built once by :meth:`LocalWorld.prepare` (the engine's ``prepare`` hook)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from veil.agents.local.retrieval import Pool, tokenize
+from veil.documents import Document
+from veil.errors import UserInputError
+from veil.logging import get_logger
+
+log = get_logger(__name__)
+
+_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_CLAUSE = re.compile(r"\s*(?:;|,\s*(?:and|but|where|while|which|who)\s|\s+and\s+(?=[a-z]+ed\b|has\b|was\b|is\b))\s*")
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENT.split(text) if s.strip()]
+
+
+def fragments(text: str, min_tokens: int = 2) -> list[str]:
+    """Clause-sized pieces of a text: what an adversary's 'known facts' look like."""
+    out = []
+    for s in sentences(text):
+        for c in _CLAUSE.split(s):
+            if len(tokenize(c)) >= min_tokens:
+                out.append(c.strip(" ,;."))
+    return out
+
+
+@dataclass
+class Candidate:
+    id: str
+    name: str | None
+    text: str
+
+
+@dataclass
+class LocalWorld:
+    population: list[Candidate] = field(default_factory=list)
+    population_is_batch: bool = True
+    pop_pool: Pool | None = None  # the population's background texts (who is this?)
+    released: dict[str, str] = field(default_factory=dict)  # doc id -> publisher's expected release text
+    release_pool: Pool | None = None
+    release_ids: list[str] = field(default_factory=list)
+    train_texts: list[str] = field(default_factory=list)
+    train_labels: list[str] = field(default_factory=list)
+    allow: set[str] = field(default_factory=set)
+    deny: set[str] = field(default_factory=set)
+    pseudonyms: Any = None  # generalize.PseudonymTable
+    options: dict[str, Any] = field(default_factory=dict)
+    _emb: dict[str, np.ndarray] = field(default_factory=dict)
+
+    async def prepare(self, documents: list[Document]) -> None:
+        """Population, released pool and training set for this batch."""
+        from veil.agents.local.engine import expected_release
+        from veil.agents.local.generalize import GeneralizeContext
+
+        o = self.options
+        if o.get("population_path"):
+            self.population = load_population(
+                Path(o["population_path"]), o.get("population_name_field", "name"), o.get("population_text_field", "text")
+            )
+            self.population_is_batch = False
+        else:
+            self.population = docs_population(documents)
+            self.population_is_batch = True
+        self.pop_pool = Pool([tokenize(c.text) for c in self.population])
+        self.released, self.release_ids, self.release_pool = {}, [], None
+        if self.population_is_batch and len(documents) > 1:
+            self.released = {
+                d.id: expected_release(d.text, GeneralizeContext(doc_id=d.id, pseudonyms=self.pseudonyms))
+                for d in documents
+            }
+            self.release_ids = [d.id for d in documents]
+            self.release_pool = Pool([tokenize(self.released[i]) for i in self.release_ids])
+        if o.get("train_path"):
+            self.train_texts, self.train_labels = load_training(Path(o["train_path"]))
+        else:
+            labelled = [d for d in documents if d.label]
+            self.train_texts = [d.text for d in labelled]
+            self.train_labels = [str(d.label) for d in labelled]
+        log.info("local_world", population=len(self.population), batch=self.population_is_batch,
+                 released=len(self.released), train=len(self.train_texts))
+
+    # -- embeddings, cached by text --------------------------------------------------------
+    def embed(self, texts: list[str]) -> np.ndarray:
+        from veil.embeddings import encode
+
+        keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+        missing = [(k, t) for k, t in zip(keys, texts) if k not in self._emb]
+        if missing:
+            uniq = dict(missing)
+            vecs = encode(list(uniq.values()))
+            for k, v in zip(uniq.keys(), vecs):
+                self._emb[k] = v
+            if len(self._emb) > 50_000:  # bound memory on endless servers
+                for k in list(self._emb)[: len(self._emb) // 2]:
+                    del self._emb[k]
+        return np.stack([self._emb[k] for k in keys])
+
+    def candidate_index(self, doc_id: str, name: str | None) -> int | None:
+        """Which population entry is the truth: the document itself, else by name."""
+        from veil.matching import matches
+
+        if self.population_is_batch:
+            for i, c in enumerate(self.population):
+                if c.id == doc_id:
+                    return i
+        if name:
+            for i, c in enumerate(self.population):
+                if c.name and matches(c.name, name):
+                    return i
+        return None
+
+    # -- the attacker's samples ------------------------------------------------------------
+    def queries(self, doc_id: str, background: str, name: str | None, m: int, size: int) -> list[list[str]]:
+        """``m`` partial-knowledge queries of ``size`` known facts each, sampled (seeded by the
+        document id) from the clauses of the background text; clauses naming the person are left
+        out, as an auditor leaves out the 'name is' claim."""
+        name_toks = set(tokenize(name)) if name else set()
+        frags = [f for f in fragments(background) if not (name_toks and name_toks & set(tokenize(f)))]
+        if not frags:
+            frags = [background]
+        rng = random.Random(int(hashlib.sha1(doc_id.encode()).hexdigest()[:8], 16))
+        out = []
+        for _ in range(m):
+            pick = rng.sample(frags, min(size, len(frags)))
+            out.append([t for f in pick for t in tokenize(f)])
+        return out
+
+
+def load_population(path: Path, name_field: str, text_field: str) -> list[Candidate]:
+    out = []
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise UserInputError(f"{path}:{i}: not valid JSON ({e.msg})") from e
+        if text_field not in rec:
+            raise UserInputError(f"{path}:{i}: no field {text_field!r}")
+        out.append(Candidate(id=str(rec.get("id", i)), name=rec.get(name_field), text=str(rec[text_field])))
+    if len(out) < 2:
+        raise UserInputError(f"{path}: a population needs at least 2 candidates")
+    return out
+
+
+def load_training(path: Path, text_field: str = "text", label_field: str = "label") -> tuple[list[str], list[str]]:
+    texts, labels = [], []
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        if text_field not in rec or label_field not in rec:
+            raise UserInputError(f"{path}:{i}: training records need {text_field!r} and {label_field!r}")
+        texts.append(str(rec[text_field]))
+        labels.append(str(rec[label_field]))
+    return texts, labels
+
+
+def docs_population(documents: list[Document]) -> list[Candidate]:
+    return [Candidate(id=d.id, name=d.name, text=d.text) for d in documents]
