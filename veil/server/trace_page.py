@@ -26,21 +26,35 @@ def _css() -> str:
 
 
 def diff_html(before: str, after: str) -> str:
-    """Word diff of two versions, whitespace kept, every token escaped."""
+    """Word diff of two versions, whitespace kept, every token escaped. Changes separated only
+    by whitespace are shown as one change (``<del>Alice Smith</del><ins>A person</ins>``)."""
     a, b = _TOKENS.findall(before), _TOKENS.findall(after)
-    out: list[str] = []
+    segs: list[list[Any]] = []  # [changed, old text, new text]
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if op == "equal":
-            out.append(escape("".join(a[i1:i2])))
+        segs.append([op != "equal", "".join(a[i1:i2]), "".join(b[j1:j2])])
+    for i in range(1, len(segs) - 1):  # whitespace between two changes joins them
+        if not segs[i][0] and not segs[i][1].strip() and segs[i - 1][0] and segs[i + 1][0]:
+            segs[i][0] = True
+    merged: list[list[Any]] = []
+    for seg in segs:
+        if merged and seg[0] and merged[-1][0]:
+            merged[-1][1] += seg[1]
+            merged[-1][2] += seg[2]
+        else:
+            merged.append(list(seg))
+    out: list[str] = []
+    for changed, old, new in merged:
+        if not changed:
+            out.append(escape(old))
             continue
-        if i2 > i1:
-            out.append(f"<del>{escape(''.join(a[i1:i2]))}</del>")
-        if j2 > j1:
-            out.append(f"<ins>{escape(''.join(b[j1:j2]))}</ins>")
+        if old:
+            out.append(f"<del>{escape(old)}</del>")
+        if new:
+            out.append(f"<ins>{escape(new)}</ins>")
     return "".join(out)
 
 
-def chart_svg(iterations: list[dict[str, Any]], k: int | None, width: int = 640, height: int = 240) -> str:
+def chart_svg(iterations: list[dict[str, Any]], k: int | None, width: int = 880, height: int = 260) -> str:
     """Privacy rank (left axis, 1..K+1, higher = safer) and utility (right axis, 0..1) per
     iteration, as two polylines with a point per iteration."""
     n = len(iterations)
