@@ -16,6 +16,7 @@ sanitized record), reusable outside the audit graph (``veil eval`` computes link
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 from dataclasses import dataclass
@@ -106,6 +107,7 @@ class BM25Linker:
     def __init__(self, corpus: list[str], *, stem: bool = True, n_threads: int = 0):
         import bm25s
 
+        logging.getLogger("bm25s").setLevel(logging.WARNING)
         self.n = len(corpus)
         self.stem = stem
         self.n_threads = n_threads
