@@ -1,0 +1,405 @@
+"""The ``veil`` command over the scripted LLM (``--engine llm --base-url URL --model m``):
+txt, JSONL and stdin input, ``veil trace show``, user errors (exit 2, one line, no
+traceback), and a JSONL run interrupted midway that resumes from its ``.partial`` journal."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import BIOS, AgentScript, identity_answer, optimizer_answer, prompt_text, utility_answer
+from veil.cli import main
+from veil.memory.store import MemoryStore
+
+VEIL = str(Path(sys.executable).with_name("veil"))
+FISHBACK = BIOS["fishback"]
+
+
+def world(hang: threading.Event | None = None, hang_marker: str | None = None) -> AgentScript:
+    """Every agent of every profile: the attacker knows a person (or a place) while the
+    document's marker is in the text; the optimizer generalizes the marker away."""
+    markers = {b.marker: b for b in BIOS.values()}
+
+    def present(text):
+        return [b for m, b in markers.items() if m in text]
+
+    def maybe_hang(text):
+        if hang is not None and hang_marker and hang_marker in text and not hang.is_set():
+            hang.wait(30)
+
+    def identity(text):
+        maybe_hang(text)
+        found = present(text)
+        return identity_answer(*(b.name for b in found), "Somebody Else", clues=[b.marker for b in found])
+
+    def attributes(text):
+        loc = ["Sacramento, California"] if FISHBACK.marker in text else ["Denver, Colorado"]
+        return {"attributes": [{"attribute": "location", "guesses": loc, "clues": [FISHBACK.marker]}]}
+
+    def inference(text):
+        return {"inferences": [
+            {"attribute": "location", "guesses": ["Sacramento, California"], "certainty": 5, "evidence": "stated"}
+        ]}
+
+    def optimizer(text):
+        for b in present(text):
+            text = text.replace(b.marker, "[somewhere]")
+        return optimizer_answer(text)
+
+    return AgentScript(identity=identity, attributes=attributes, inference=inference, optimizer=optimizer,
+                       utility=lambda t: utility_answer(95))
+
+
+def llm_args(server, db: Path) -> list[str]:
+    return ["--engine", "llm", "--base-url", server.base_url, "--model", "m", "--db", str(db), "--no-progress"]
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def bio_records() -> list[dict]:
+    return [
+        {"id": f"doc-{b.id}", "text": b.text, "person": b.name, "occupation": b.label, "meta": {"n": i, "tags": ["x"]}}
+        for i, b in enumerate(BIOS.values())
+    ]
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture(autouse=True)
+def _wide_console(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # rich tables must not truncate what the tests look for
+
+
+# -- txt ----------------------------------------------------------------------------------
+
+
+def test_txt_file_to_stdout_then_trace_show(scripted_llm, tmp_path, db_path, capsys):
+    llm = scripted_llm(world())
+    src = tmp_path / "bio.txt"
+    src.write_text(FISHBACK.text, encoding="utf-8")
+    rc = main(["anonymize", str(src), *llm_args(llm, db_path)])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert out == FISHBACK.text.replace("Sacramento", "[somewhere]") + "\n"
+    # no name/attributes given: profile generic, the inferrer's confident guesses are the targets
+    assert len(llm.requests_for("InferenceAnswer")) == 1
+    assert len(llm.requests_for("OptimizerAnswer")) == 1
+    run_id = re.search(r"veil: run (run-\w+): privacy rank (\d+)", err).group(1)
+
+    rc = main(["trace", "show", run_id, "--db", str(db_path)])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert run_id in out and "doc bio" in out and "profile generic" in out
+    assert "iteration 0 (original)" in out and "iteration 1 (privacy)" in out
+    assert "best iteration: 1" in out and "stop: targets_met" in out
+    assert "location: Sacramento" in out  # the clue of iteration 0
+    assert "4 (not in top 3)" in out  # iteration 1's privacy rank
+    assert out.index("iteration 0 (original)") < out.index("iteration 1 (privacy)")
+
+    rc = main(["trace", "show", run_id, "--db", str(db_path), "--no-text"])
+    out, _ = capsys.readouterr()
+    assert rc == 0 and "iteration 0 (original)" not in out and "best iteration: 1" in out
+
+    rc = main(["trace", "list", "--db", str(db_path)])
+    out, _ = capsys.readouterr()
+    assert rc == 0 and run_id in out
+
+
+def test_txt_file_to_output_file_identity_profile(scripted_llm, tmp_path, db_path, capsys):
+    llm = scripted_llm(world())
+    src = tmp_path / "bio.txt"
+    src.write_text(FISHBACK.text, encoding="utf-8")
+    dst = tmp_path / "out" / "anon.txt"
+    rc = main(["anonymize", str(src), "-o", str(dst), "--profile", "identity", "-k", "5", *llm_args(llm, db_path)])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert out == ""
+    assert dst.read_text(encoding="utf-8") == FISHBACK.text.replace("Sacramento", "[somewhere]")
+    assert "5 best guesses" in llm.requests_for("IdentityAnswer")[0]["messages"][-1]["content"]
+    assert "privacy rank 6" in err  # not in the attacker's top 5
+
+
+def test_trace_show_unknown_run(db_path, capsys):
+    rc = main(["trace", "show", "run-nope", "--db", str(db_path)])
+    _, err = capsys.readouterr()
+    assert rc != 0
+    assert err.strip().splitlines() == [err.strip()] and "run-nope" in err and "Traceback" not in err
+
+
+def test_llm_failure_on_a_single_text_is_a_clean_error(scripted_llm, tmp_path, db_path, capsys):
+    from veil.testing.scripted_llm import Fault
+
+    llm = scripted_llm(world())
+    llm.faults.append(Fault(status=400))  # not retried
+    src = tmp_path / "bio.txt"
+    src.write_text(FISHBACK.text, encoding="utf-8")
+    rc = main(["anonymize", str(src), "--profile", "identity", *llm_args(llm, db_path)])
+    out, err = capsys.readouterr()
+    assert rc != 0 and out == ""
+    assert "HTTP 400" in err and "Traceback" not in err
+
+
+# -- JSONL --------------------------------------------------------------------------------
+
+
+def test_jsonl_keeps_fields_and_input_order(scripted_llm, tmp_path, db_path, capsys):
+    records = bio_records()
+    slow = BIOS["fishback"]
+    script = world()
+    identity = script.identity
+
+    def slow_first(text):  # the first document finishes last
+        if slow.marker in text:
+            time.sleep(0.3)
+        return identity(text)
+
+    script.identity = slow_first
+    llm = scripted_llm(script)
+    src = write_jsonl(tmp_path / "in.jsonl", records)
+    dst = tmp_path / "out.jsonl"
+    rc = main([
+        "anonymize", str(src), "-o", str(dst), "--id-field", "id", "--name-field", "person",
+        "--label-field", "occupation", "--concurrency", "4", *llm_args(llm, db_path),
+    ])
+    _, err = capsys.readouterr()
+    assert rc == 0, err
+    rows = read_jsonl(dst)
+    assert [r["id"] for r in rows] == [r["id"] for r in records]
+    for rec, row, bio in zip(records, rows, BIOS.values()):
+        assert {k: row[k] for k in rec} == rec  # every input field kept, unchanged
+        assert set(row) - set(rec) == {"anonymized_text", "privacy_score", "utility_score", "run_id"}
+        assert row["anonymized_text"] == bio.text.replace(bio.marker, "[somewhere]")
+        assert row["privacy_score"] == 11 and row["utility_score"] == 0.95
+    assert llm.max_in_flight >= 2
+    assert "4/4 anonymized" in err
+    assert not (tmp_path / "out.jsonl.partial").exists()
+    store = MemoryStore(db_path)
+    try:
+        finished = [store.get_run(r["run_id"])["updated_at"] for r in rows]
+        assert finished[0] == max(finished)  # really finished last, yet written first
+        assert store.get_run(rows[1]["run_id"])["doc_id"] == "doc-okafor"
+    finally:
+        store.close()
+
+
+def test_jsonl_to_stdout_with_line_number_ids(scripted_llm, tmp_path, db_path, capsys):
+    llm = scripted_llm(world())
+    records = [{"text": b.text, "name": b.name} for b in list(BIOS.values())[:2]]
+    src = write_jsonl(tmp_path / "in.jsonl", records)
+    rc = main(["anonymize", str(src), "--name-field", "name", *llm_args(llm, db_path)])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["name"] for r in rows] == [r["name"] for r in records]
+    assert all(r["run_id"].startswith("run-") for r in rows)
+
+
+def test_jsonl_with_a_failed_document(scripted_llm, tmp_path, db_path, capsys):
+    from veil.testing.scripted_llm import Fault
+
+    script = world()
+    identity = script.identity
+    bad = BIOS["duarte"]
+    script.identity = lambda t: Fault(status=400) if bad.marker in t else identity(t)
+    llm = scripted_llm(script)
+    src = write_jsonl(tmp_path / "in.jsonl", bio_records())
+    dst = tmp_path / "out.jsonl"
+    rc = main(["anonymize", str(src), "-o", str(dst), "--id-field", "id", "--name-field", "person",
+               *llm_args(llm, db_path)])
+    _, err = capsys.readouterr()
+    assert rc == 1
+    rows = {r["id"]: r for r in read_jsonl(dst)}
+    assert rows["doc-duarte"]["anonymized_text"] is None and "HTTP 400" in rows["doc-duarte"]["error"]
+    assert all(rows[k]["anonymized_text"] and "error" not in rows[k] for k in rows if k != "doc-duarte")
+    assert "1 failed" in err
+
+
+# -- stdin (a real subprocess) -------------------------------------------------------------
+
+
+def run_veil(args: list[str], input_text: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([VEIL, *args], input=input_text, capture_output=True, text=True, timeout=timeout,
+                          env=os.environ.copy())
+
+
+def test_stdin_text_and_jsonl(scripted_llm, db_path):
+    llm = scripted_llm(world())
+    bio = BIOS["okafor"]
+    p = run_veil(["anonymize", "-", "--profile", "identity", *llm_args(llm, db_path)], input_text=bio.text)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == bio.text.replace(bio.marker, "[somewhere]") + "\n"
+    assert "Traceback" not in p.stderr
+
+    lines = "".join(json.dumps({"text": b.text, "who": b.name}) + "\n" for b in BIOS.values())
+    p = run_veil(["anonymize", "-", "--name-field", "who", *llm_args(llm, db_path)], input_text=lines)
+    assert p.returncode == 0, p.stderr
+    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    assert [r["who"] for r in rows] == [b.name for b in BIOS.values()]
+    assert all(r["privacy_score"] == 11 for r in rows)
+
+
+def test_user_error_in_a_subprocess_has_no_traceback(tmp_path, db_path):
+    p = run_veil(["anonymize", str(tmp_path / "missing.txt"), "--engine", "llm", "--db", str(db_path)])
+    assert p.returncode == 2
+    assert p.stderr.strip().count("\n") == 0 and "missing.txt" in p.stderr
+    assert "Traceback" not in p.stderr and p.stdout == ""
+
+
+# -- user errors (in process) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "extra", "expect"),
+    [
+        (None, [], "no such file"),
+        ("", [], "empty"),
+        ('{"text": "a"}\n{"text": \n', [], "in.jsonl:2: not valid JSON"),
+        ('{"body": "a"}\n', [], "no field 'text'"),
+        ('{"text": "a", "name": "A"}\n{"text": "b"}\n', ["--name-field", "name"], "in.jsonl:2: no field 'name'"),
+        ('{"text": 5}\n', [], "is not a string"),
+        ('[1, 2]\n', [], "expected a JSON object"),
+        ('{"text": "a", "id": 1}\n{"text": "b", "id": 1}\n', ["--id-field", "id"], "duplicate id"),
+        ('{"text": "a"}\n', ["--u-target", "1.5"], "invalid option"),
+        ('{"text": "a"}\n', ["--concurrency", "0"], "--concurrency"),
+        ('{"text": "a", "attrs": "x"}\n', ["--attributes-field", "attrs"], "must be an object"),
+    ],
+    ids=["missing-file", "empty-file", "bad-json-line", "missing-text-field", "missing-name-field", "text-not-string",
+         "not-an-object", "duplicate-id", "bad-option", "bad-concurrency", "attributes-not-object"],
+)
+def test_user_errors_exit_2_with_one_line(tmp_path, db_path, capsys, content, extra, expect):
+    src = tmp_path / "in.jsonl"
+    if content is not None:
+        src.write_text(content, encoding="utf-8")
+    rc = main(["anonymize", str(src), *extra, "--engine", "llm", "--base-url", "http://127.0.0.1:9/v1",
+               "--db", str(db_path), "--no-progress"])
+    out, err = capsys.readouterr()
+    assert rc == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("veil: error: ") and expect in err, err
+
+
+def test_unknown_flag_and_no_command_exit_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["anonymize", "x.txt", "--no-such-flag"])
+    assert info.value.code == 2
+    assert main([]) == 2
+    capsys.readouterr()
+
+
+# -- resume from the .partial journal -----------------------------------------------------
+
+
+def jsonl_args(src: Path, dst: Path, llm, db: Path) -> list[str]:
+    return ["anonymize", str(src), "-o", str(dst), "--id-field", "id", "--name-field", "person",
+            "--concurrency", "1", *llm_args(llm, db)]
+
+
+def requests_about(llm, bio) -> int:
+    """Requests about one document: its person's name is in the text under evaluation/edit."""
+    return sum(bio.name in prompt_text(r) for r in llm.requests)
+
+
+def test_interrupted_run_resumes_without_redoing_finished_docs(scripted_llm, tmp_path, db_path, capsys):
+    """A real ``veil`` process is stopped (Ctrl-C) while document 3 of 4 hangs on the LLM; the
+    same command then finishes the batch, redoing neither document 1 nor 2."""
+    records = bio_records()
+    bios = list(BIOS.values())
+    hang = threading.Event()
+    llm = scripted_llm(world(hang=hang, hang_marker=bios[2].marker))
+    src = write_jsonl(tmp_path / "in.jsonl", records)
+    dst = tmp_path / "out.jsonl"
+    partial = tmp_path / "out.jsonl.partial"
+    proc = subprocess.Popen([VEIL, *jsonl_args(src, dst, llm, db_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    try:
+        deadline = time.monotonic() + 45
+        while time.monotonic() < deadline and proc.poll() is None:
+            if partial.exists() and len(partial.read_text(encoding="utf-8").splitlines()) >= 2:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()[1]
+        time.sleep(0.2)  # let document 3 reach the hanging endpoint
+        assert requests_about(llm, bios[2]) >= 1
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert not dst.exists()
+    journal = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()]
+    assert [e["key"] for e in journal] == ["doc-fishback", "doc-okafor"]
+    before = {b.id: requests_about(llm, b) for b in bios}
+
+    hang.set()
+    rc = main(jsonl_args(src, dst, llm, db_path))
+    _, err = capsys.readouterr()
+    assert rc == 0, err
+    assert "resuming: 2 of 4 documents already done" in err
+    after = {b.id: requests_about(llm, b) for b in bios}
+    assert after["fishback"] == before["fishback"] and after["okafor"] == before["okafor"]
+    assert after["lindqvist"] > before["lindqvist"] and after["duarte"] > before["duarte"]
+    rows = read_jsonl(dst)
+    assert [r["id"] for r in rows] == [r["id"] for r in records]
+    assert [r["run_id"] for r in rows[:2]] == [e["output"]["run_id"] for e in journal]
+    assert all(r["anonymized_text"] and r["privacy_score"] == 11 for r in rows)
+    assert not partial.exists()
+
+
+def test_resume_from_a_prewritten_journal(scripted_llm, tmp_path, db_path, capsys):
+    """Finished entries are reused as they are; a torn last line is ignored; a document that
+    failed before is tried again."""
+    records = bio_records()
+    bios = list(BIOS.values())
+    llm = scripted_llm(world())
+    src = write_jsonl(tmp_path / "in.jsonl", records)
+    dst = tmp_path / "out.jsonl"
+    done = {"run_id": "run-earlier", "doc_id": "doc-okafor", "status": "done", "anonymized_text": "EARLIER",
+            "privacy_score": 11, "utility_score": 0.5}
+    failed = {"run_id": "run-failed", "doc_id": "doc-duarte", "status": "failed", "error": "HTTP 500"}
+    (tmp_path / "out.jsonl.partial").write_text(
+        json.dumps({"key": "doc-okafor", "output": done}) + "\n"
+        + json.dumps({"key": "doc-duarte", "output": failed}) + "\n"
+        + '{"key": "doc-lindq',  # torn by a kill
+        encoding="utf-8",
+    )
+    rc = main(jsonl_args(src, dst, llm, db_path))
+    _, err = capsys.readouterr()
+    assert rc == 0, err
+    assert "resuming: 1 of 4 documents already done" in err
+    assert requests_about(llm, bios[1]) == 0
+    assert requests_about(llm, bios[3]) > 0  # the failed one is redone
+    rows = {r["id"]: r for r in read_jsonl(dst)}
+    assert rows["doc-okafor"]["anonymized_text"] == "EARLIER" and rows["doc-okafor"]["run_id"] == "run-earlier"
+    assert rows["doc-duarte"]["anonymized_text"] and "error" not in rows["doc-duarte"]
+    assert rows["doc-lindqvist"]["anonymized_text"]
+    assert not (tmp_path / "out.jsonl.partial").exists()
+
+
+def test_journal_survives_a_torn_line_and_a_second_interruption(tmp_path):
+    from veil.io import Journal
+
+    path = tmp_path / "out.jsonl.partial"
+    path.write_text(json.dumps({"key": "a", "output": 1}) + "\n" + '{"key": "b", "out', encoding="utf-8")
+    j = Journal(path)
+    assert j.done == {"a": 1}
+    j.add("c", 3)  # must not be glued to the torn line
+    j.close()
+    assert Journal(path).done == {"a": 1, "c": 3}

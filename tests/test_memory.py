@@ -1,0 +1,175 @@
+"""The SQLite memory of edits: runs and iterations, persistence across a restart, the window
+the optimizer sees (``recent``), word diffs, and the optimizer prompt built from memory."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from tests.conftest import AgentScript, anonymize_docs, identity_answer, optimizer_answer, optimizer_prompts
+from veil.agents.base import MemoryEntry
+from veil.agents.optimizer import format_memory
+from veil.graphs.anonymize import AnonymizeConfig
+from veil.memory.store import MemoryStore, checkpoint_path, default_db_path, unified_diff
+
+
+def add(store: MemoryStore, run_id: str, i: int, text: str, **kw):
+    values = dict(mode=None if i == 0 else "privacy", privacy_score=i + 1, k=10, utility_score=0.5, clues=[f"c{i}"])
+    values.update(kw)
+    store.add_iteration(run_id, i, text=text, **values)
+
+
+def test_recent_returns_the_last_n_oldest_first(db_path):
+    store = MemoryStore(db_path)
+    try:
+        store.create_run("r1", doc_id="d", config={})
+        store.create_run("r2", doc_id="e", config={})
+        for i in range(5):
+            add(store, "r1", i, f"version {i}")
+        add(store, "r2", 0, "other run")
+        recent = store.recent("r1", 3)
+        assert [m.iteration for m in recent] == [2, 3, 4]
+        assert [m.text for m in recent] == ["version 2", "version 3", "version 4"]
+        assert recent[0] == MemoryEntry(
+            iteration=2, text="version 2", privacy_score=3, utility_score=0.5, mode="privacy", clues=["c2"]
+        )
+        assert [m.iteration for m in store.recent("r1", 10)] == [0, 1, 2, 3, 4]
+        assert store.recent("r1", 0) == []
+        assert [m.text for m in store.recent("r2", 3)] == ["other run"]
+        assert store.recent("missing", 3) == []
+    finally:
+        store.close()
+
+
+def test_iterations_keep_scores_clues_edits_tokens_and_diff(db_path):
+    store = MemoryStore(db_path)
+    try:
+        store.create_run("r", doc_id="d", config={"profile": "identity"})
+        add(store, "r", 0, "Born in Sacramento in 1933.", prompt_tokens=10, completion_tokens=4, latency_ms=12.5)
+        add(store, "r", 1, "Born in California in 1933.", edits=[{"before": "Sacramento", "after": "California"}],
+            prompt_tokens=20, completion_tokens=8)
+        its = store.iterations("r")
+        assert its[0]["diff"] is None
+        assert its[1]["diff"] == "Born in [-Sacramento-] {+California+} in 1933."
+        assert its[1]["edits"] == [{"before": "Sacramento", "after": "California"}]
+        assert its[1]["clues"] == ["c1"]
+        assert (its[0]["prompt_tokens"], its[0]["completion_tokens"], its[0]["latency_ms"]) == (10, 4, 12.5)
+        assert its[1]["prompt_tokens"] == 20
+        # a resumed run may redo an iteration: it replaces, never duplicates
+        add(store, "r", 1, "Born in the West in 1933.")
+        assert [it["text"] for it in store.iterations("r")] == ["Born in Sacramento in 1933.", "Born in the West in 1933."]
+    finally:
+        store.close()
+
+
+def test_runs_lifecycle(db_path):
+    store = MemoryStore(db_path)
+    try:
+        store.create_run("a", doc_id="d1", config={"k": 3}, owner="alice")
+        store.create_run("a", doc_id="ignored", config={})  # idempotent
+        store.create_run("b", doc_id="d2", config={}, owner="bob")
+        assert store.get_run("a")["status"] == "running"
+        assert store.get_run("a")["config"] == {"k": 3}
+        store.finish_run("a", result={"anonymized_text": "x"})
+        store.finish_run("b", error="boom")
+        assert store.get_run("a")["status"] == "done" and store.get_run("a")["result"] == {"anonymized_text": "x"}
+        assert store.get_run("b")["status"] == "failed" and store.get_run("b")["error"] == "boom"
+        assert [r["run_id"] for r in store.list_runs(owner="alice")] == ["a"]
+        assert {r["run_id"] for r in store.list_runs()} == {"a", "b"}
+        assert store.get_run("nope") is None
+    finally:
+        store.close()
+
+
+def test_unified_diff():
+    assert unified_diff("a b c", "a b c") == "a b c"
+    assert unified_diff("a b c", "a c") == "a [-b-] c"
+    assert unified_diff("a c", "a b c") == "a {+b+} c"
+    assert unified_diff("", "new") == "{+new+}"
+
+
+def test_default_paths_follow_veil_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("VEIL_HOME", str(tmp_path / "home"))
+    assert default_db_path() == tmp_path / "home" / "veil.db"
+    assert checkpoint_path(tmp_path / "x" / "m.db") == tmp_path / "x" / "m-checkpoints.db"
+    store = MemoryStore()  # created under VEIL_HOME
+    store.close()
+    assert (tmp_path / "home" / "veil.db").is_file()
+
+
+def test_format_memory():
+    entries = [
+        MemoryEntry(iteration=0, text="orig", privacy_score=1, utility_score=0.9, mode=None),
+        MemoryEntry(iteration=1, text="edit", privacy_score=11, utility_score=0.5, mode="privacy"),
+    ]
+    out = format_memory(entries, k=10)
+    assert "[version 0 | privacy: rank 1 | utility: 90/100 | mode: original]\norig" in out
+    assert "[version 1 | privacy: not re-identified | utility: 50/100 | mode: privacy]\nedit" in out
+    assert out.index("version 0") < out.index("version 1")
+    assert format_memory([], k=10) == "(no earlier versions)"
+
+
+async def test_memory_survives_a_restart(scripted_llm, bios, db_path):
+    bio = bios["fishback"]
+    n = {"i": 0}
+
+    def optimizer(text):
+        n["i"] += 1
+        return optimizer_answer(f"{text} [v{n['i']}]")
+
+    llm = scripted_llm(AgentScript(identity=lambda t: identity_answer(bio.name, clues=["photographer"]),
+                                   optimizer=optimizer))
+    [result], anon = await anonymize_docs(llm, [bio.document()], db_path, AnonymizeConfig(max_iterations=4))
+    assert result.iterations == 4
+    # everything is closed now: the Anonymizer closed its store; a raw connection proves it is on disk
+    with sqlite3.connect(db_path) as raw:
+        assert raw.execute("SELECT COUNT(*) FROM iterations WHERE run_id=?", (result.run_id,)).fetchone()[0] == 5
+    raw.close()
+
+    reopened = MemoryStore(db_path)
+    try:
+        run = reopened.get_run(result.run_id)
+        assert run["status"] == "done" and run["doc_id"] == bio.id
+        assert run["result"]["anonymized_text"] == result.anonymized_text
+        its = reopened.iterations(result.run_id)
+        assert [it["iteration"] for it in its] == [0, 1, 2, 3, 4]
+        assert its[0]["text"] == bio.text and its[4]["text"].endswith("[v4]")
+        assert its[1]["clues"] == ["photographer"]
+        assert [m.text[-4:] for m in reopened.recent(result.run_id, 2)] == ["[v3]", "[v4]"]
+    finally:
+        reopened.close()
+    assert checkpoint_path(db_path).is_file()
+
+
+async def test_optimizer_prompt_contains_earlier_versions_from_memory(scripted_llm, bios, db_path):
+    bio = bios["okafor"]
+    n = {"i": 0}
+
+    def optimizer(text):
+        n["i"] += 1
+        return optimizer_answer(f"{text} [v{n['i']}]")
+
+    llm = scripted_llm(AgentScript(identity=lambda t: identity_answer(bio.name), optimizer=optimizer))
+    config = AnonymizeConfig(max_iterations=4, memory_window=2)
+    await anonymize_docs(llm, [bio.document()], db_path, config)
+    prompts = optimizer_prompts(llm)
+    assert len(prompts) == 4
+    memory_of = [p.split("Earlier versions and their scores (oldest first):", 1)[1] for p in prompts]
+    assert "[version 0 | privacy: rank 1 | utility: 95/100 | mode: original]" in memory_of[0]
+    assert "[version 1 " not in memory_of[0]
+    # the window: the last 2 recorded versions, oldest first
+    assert "[version 0 " in memory_of[1] and "[version 1 " in memory_of[1]
+    assert memory_of[1].index("[version 0 ") < memory_of[1].index("[version 1 ")
+    assert "[version 0 " not in memory_of[3]
+    assert "[version 2 | privacy: rank 1 | utility: 95/100 | mode: privacy]\n" + bio.text + " [v1] [v2]" in memory_of[3]
+    assert "[version 3 " in memory_of[3]
+
+
+async def test_memory_window_zero_shows_no_versions(scripted_llm, bios, db_path):
+    bio = bios["okafor"]
+    llm = scripted_llm(
+        AgentScript(identity=lambda t: identity_answer(bio.name), optimizer=lambda t: optimizer_answer(t + " x"))
+    )
+    await anonymize_docs(llm, [bio.document()], db_path, AnonymizeConfig(max_iterations=2, memory_window=0))
+    prompts = optimizer_prompts(llm)
+    assert len(prompts) == 2
+    assert all("(no earlier versions)" in p for p in prompts)
