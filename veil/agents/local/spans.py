@@ -126,6 +126,7 @@ def _build_gazetteer() -> Gazetteer:
         rec = {"code": code, "name": c["name"], "continent": c.get("continentcode")}
         by_code[code] = rec
         countries[fold(c["name"])] = rec
+        countries[re.sub(r"^the ", "", fold(c["name"]))] = rec
     states, state_codes = {}, {}
     for code, s in gc.get_us_states().items():
         rec = {"code": code, "name": s["name"]}
@@ -890,7 +891,28 @@ def _chunk_spans(text: str) -> list[Span]:
         if new == person_tokens:
             break
         person_tokens = new
-    return _join_city_region(text, spans)
+    return _with_articles(text, _join_city_region(text, spans))
+
+
+_YEAR_BEFORE = re.compile(rf"\b{_YEAR}\s+$")
+_THE_BEFORE = re.compile(r"\b[Tt]he\s+$")
+
+
+def _with_articles(text: str, spans: list[Span]) -> list[Span]:
+    """'the USA' (the article belongs to the name) and '1936 Summer Olympics' become one span."""
+    out = []
+    for s in spans:
+        if s.type == "LOCATION" and s.meta.get("kind") == "country":
+            m = _THE_BEFORE.search(text, max(0, s.start - 5), s.start)
+            if m:
+                s = Span(m.start(), s.end, text[m.start():s.end], s.type, s.score, s.evidence, s.meta)
+        elif s.type == "EVENT":
+            m = _YEAR_BEFORE.search(text, max(0, s.start - 6), s.start)
+            if m:
+                meta = dict(s.meta, year=int(text[m.start():m.start() + 4]))
+                s = Span(m.start(), s.end, text[m.start():s.end], s.type, s.score, "regex:year+" + s.evidence, meta)
+        out.append(s)
+    return out
 
 
 RE_CITY_REGION = re.compile(r",\s*(?P<r>(?:[A-Z][a-z]+\.?\s?){1,3}|[A-Z]{2}\b|(?:[A-Z]\.){2,3}|D\.C\.)")

@@ -1,0 +1,150 @@
+"""The LLM-free span finder: types, offsets, non-overlap, speed and no network."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from veil.agents.local.spans import Span, deny_spans, find_spans, place_info
+
+BIO = (
+    "Marta Eliza Kowalczyk (born 14 March 1958) is an American sculptor known for her large bronze figures. "
+    "Marta was born in Sacramento, CA in 1958 and grew up in Paris. She studied at the University of Oregon "
+    "and the Rhode Island School of Design, where she received her Master of Fine Arts degree in 1984. "
+    "Her work is held by the Crocker Art Museum and SFMOMA. In the late 1980s she taught at Sacramento City "
+    "College. At the age of 34 she won the Pulitzer Prize and $3 million from the Kessler Foundation. "
+    "Kowalczyk has made over 250 works and 12 public commissions. She lives in Portland, Oregon with her "
+    "husband, the painter Tomas Reyes. He is a member of the Portland Timbers Supporters Club. "
+    "Ms. Kowalczyk exhibited at the 1992 Summer Olympics. Contact: marta@example.com, +1 (415) 555-2671."
+)
+
+
+def by_text(spans: list[Span]) -> dict[str, Span]:
+    return {s.text: s for s in spans}
+
+
+@pytest.fixture(scope="module")
+def spans() -> list[Span]:
+    return find_spans(BIO)
+
+
+def test_offsets_sorted_and_non_overlapping(spans):
+    assert spans
+    for s in spans:
+        assert BIO[s.start:s.end] == s.text
+        assert 0.0 <= s.score <= 1.0 and s.evidence
+    for a, b in zip(spans, spans[1:]):
+        assert a.start < b.start and a.end <= b.start
+
+
+def test_persons_and_name_parts(spans):
+    t = by_text(spans)
+    assert t["Marta Eliza Kowalczyk"].type == "PERSON"
+    assert t["Marta"].type == "PERSON"
+    assert t["Kowalczyk"].type == "PERSON"
+    assert t["Tomas Reyes"].type == "PERSON"
+    assert t["Ms. Kowalczyk"].type == "PERSON"  # honorific inside the person span
+
+
+def test_dates_years_decades_ages(spans):
+    t = by_text(spans)
+    d = t["14 March 1958"]
+    assert d.type == "DATE" and d.meta["year"] == 1958 and d.meta["month"] == 3 and d.meta["day"] == 14
+    assert t["1984"].type == "YEAR"
+    assert t["late 1980s"].type == "DECADE" and t["late 1980s"].meta["modifier"] == "late"
+    assert t["At the age of 34"].type == "AGE" and t["At the age of 34"].meta["age"] == 34
+
+
+def test_places_with_regions(spans):
+    t = by_text(spans)
+    sac = t["Sacramento, CA"]
+    assert sac.type == "LOCATION" and sac.meta["admin1"] == "California" and sac.meta["country_code"] == "US"
+    assert t["Portland, Oregon"].meta["admin1"] == "Oregon"
+    assert t["Paris"].type == "LOCATION" and t["Paris"].meta["country_code"] == "FR"
+    assert t["American"].type == "NATIONALITY"
+
+
+def test_orgs_awards_events_titles(spans):
+    t = by_text(spans)
+    assert t["University of Oregon"].type == "ORG"
+    assert t["Rhode Island School of Design"].type == "ORG"
+    assert t["Crocker Art Museum"].type == "ORG"
+    assert t["SFMOMA"].type == "ORG"
+    assert t["Sacramento City College"].type == "ORG"
+    assert t["Kessler Foundation"].type == "ORG"
+    assert t["Pulitzer Prize"].type == "AWARD"
+    assert t["1992 Summer Olympics"].type == "EVENT"
+    assert t["Master of Fine Arts"].type == "TITLE"
+
+
+def test_numbers_and_money(spans):
+    t = by_text(spans)
+    assert t["over 250"].type == "NUMBER" and t["over 250"].meta["value"] == 250
+    assert t["12"].type == "NUMBER" and t["12"].meta["value"] == 12
+    assert t["$3 million"].type == "MONEY" and t["$3 million"].meta["amount"] == 3e6
+
+
+def test_gendered_words(spans):
+    g = [s for s in spans if s.type == "GENDERED"]
+    assert {s.meta["gender"] for s in g} == {"female", "male"}
+    t = by_text(g)
+    assert t["husband"].meta["neutral"] == "spouse"
+    assert t["He is"].meta["neutral"] == "They are"
+    assert t["she"].meta["neutral"] == "they"  # past tense needs no agreement
+    assert t["She lives"].meta["neutral"] == "They live"
+
+
+def test_contacts_via_presidio(spans):
+    t = by_text(spans)
+    assert t["marta@example.com"].type == "EMAIL"
+    assert t["+1 (415) 555-2671"].type == "PHONE"
+    assert any(s.type == "URL" for s in find_spans("See https://www.example.org/about for more."))
+
+
+def test_types_filter():
+    only = find_spans(BIO, types={"PERSON"})
+    assert only and all(s.type == "PERSON" for s in only)
+
+
+def test_no_network(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("network access attempted")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    text = "Write to a.b@sub.example.co.uk or visit www.example.com; IBAN GB82 WEST 1234 5698 7654 32."
+    out = find_spans(text)
+    assert any(s.type == "EMAIL" for s in out)
+
+
+def test_deny_spans_case_insensitive_whole_words():
+    text = "Acme Corp hired him; acme corp later fired him. Acmeville is elsewhere."
+    ds = deny_spans(text, {"ACME corp"})
+    assert [s.text for s in ds] == ["Acme Corp", "acme corp"]
+    assert all(s.type == "DENY" for s in ds)
+    assert deny_spans(text, set()) == []
+
+
+def test_sentence_start_common_words_are_not_names():
+    out = find_spans("Ceramic work came first. Later he moved. Best known for portraits, he retired.")
+    assert not [s for s in out if s.type == "PERSON"]
+
+
+def test_place_info_ladder_data():
+    info = place_info("Sacramento")
+    assert info["kind"] == "city" and info["admin1"] == "California" and info["continent"] == "NA"
+    assert place_info("France")["kind"] == "country"
+    assert place_info("Texas")["kind"] == "admin1"
+
+
+def test_speed():
+    find_spans(BIO)
+    t = time.perf_counter()
+    for _ in range(20):
+        find_spans(BIO)
+    per_doc = (time.perf_counter() - t) / 20
+    assert per_doc < 0.05  # generous for slow CI; about 5 ms on a laptop
