@@ -542,11 +542,10 @@ def _gendered_spans(text: str) -> list[Span]:
                             {"gender": gender, "neutral": _match_case(w, neutral)}))
             continue
         key = lw if lw in g else lw.rstrip(".")
-        if key in g and (lw.endswith(".") == key.endswith(".") or key + "." in g or True):
+        if key in g:
             neutral, gender = g[key]
-            if key in ("miss", "sir", "madam", "lady", "king", "queen", "prince", "princess") and not _title_like(text, m):
-                if key in ("miss",):
-                    continue
+            if key == "miss" and not _title_like(text, m):
+                continue  # the verb
             if w.endswith(".") and not key.endswith(".") and key + "." not in g:
                 end = m.end() - 1  # a sentence-final period is not part of the word
                 w = w[:-1]
@@ -567,7 +566,9 @@ def _title_like(text: str, m: re.Match) -> bool:
 _ABBREV = frozenset("mr mrs ms dr st jr sr mt ft gen col lt sgt capt prof rev no inc co corp ltd bros vs gov sen rep "
                     "calif mass fla ill penn wash ore tex va pa ga md n.y d.c u.s u.k".split())
 RE_TOKEN = re.compile(r"(?:[A-Z]\.){2,}|[^\W\d_][\w'’&-]*(?:\.(?=\s*[,)]?\s*[a-z]))?|\d+(?:st|nd|rd|th)?")
-_CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das y the for and & on upon am zu".split())
+_CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das y the for and & on upon am zu in".split())
+_LEAD_ADVERBS = frozenset("later today afterwards eventually meanwhile however subsequently then there here also "
+                          "nevertheless thereafter currently recently formerly initially finally additionally".split())
 _HONORIFICS = frozenset("mr mr. mrs mrs. ms ms. dr dr. sir dame prof prof. professor rev rev. lord lady".split())
 _SENT_END = re.compile(r"[.!?][\"')\]]*\s*$")
 
@@ -656,9 +657,10 @@ def _chunks(text: str, toks: list[_Tok]) -> list[tuple[int, int]]:
                 conns = [toks[x].text.lower() for x in range(j, k)]
                 if k < n and toks[k].text == "The":
                     break  # "Myers of The Daily Telegraph"
+                if conns == ["in"] and toks[j - 1].text not in ("Prize", "Award", "Medal"):
+                    break  # only "Nobel Prize in Physics"
                 if (k < n and text[toks[k - 1].end:toks[k].start] == " " and toks[k].text[:1].isupper()
-                        and "and" not in conns and "&" not in conns[:0] and len(conns) <= 2
-                        and (conns[0] != "the" or False) and not (conns == ["for"] and False)):
+                        and "and" not in conns and len(conns) <= 2 and conns[0] != "the"):
                     j = k + 1
                     continue
                 if (k < n and conns == ["and"] and text[toks[k - 1].end:toks[k].start] == " " and toks[k].text[:1].isupper()
@@ -740,6 +742,10 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
     lex = lexicon()
     words = [t.text for t in toks[i:j]]
     start, end = toks[i].start, toks[j - 1].end
+    # a sentence-initial adverb or function word is not part of the name ("Later Mr. Fishback")
+    if j - i > 1 and toks[i].text.lower() in _LEAD_ADVERBS | _STOP and toks[i].text.lower() not in _HONORIFICS \
+            and _is_sentence_start(text, toks[i].start):
+        return _classify(text, toks, i + 1, j, person_tokens)
     # leading honorific belongs to a person
     honor = None
     if words and words[0].lower() in _HONORIFICS and len(words) > 1:

@@ -1,0 +1,231 @@
+"""Truthful generalization ladders, pseudonyms and the substitution grammar."""
+
+from __future__ import annotations
+
+import json
+import pickle
+
+import pytest
+
+from veil.agents.local.generalize import GeneralizeContext, PseudonymTable, apply, article_for, candidates
+from veil.agents.local.spans import Span, find_spans
+
+
+def one(text: str, frag: str, type_: str | None = None) -> Span:
+    for s in find_spans(text):
+        if s.text == frag and (type_ is None or s.type == type_):
+            return s
+    raise AssertionError(f"{frag!r} not found in {[(s.text, s.type) for s in find_spans(text)]}")
+
+
+def ladder(text: str, frag: str, ctx: GeneralizeContext | None = None) -> list[str]:
+    return candidates(one(text, frag), ctx=ctx)
+
+
+# -- dates ---------------------------------------------------------------------------------
+def test_full_date_ladder():
+    assert ladder("She married him 3 May 1961 in a village.", "3 May 1961")[:6] == [
+        "May 1961", "1961", "the early 1960s", "the 1960s", "the mid-20th century", "the 20th century"]
+
+
+def test_year_ladder_and_preposition():
+    text = "In 1942 he moved."
+    assert ladder(text, "1942") == ["the early 1940s", "the 1940s", "the mid-20th century", "the 20th century"]
+    s = one(text, "1942")
+    assert apply(text, [(s, candidates(s)[0])]) == "In the early 1940s he moved."
+
+
+def test_on_date_becomes_in_month():
+    text = "He died on December 20, 1977 at home."
+    s = one(text, "on December 20, 1977")
+    assert candidates(s)[:2] == ["in December 1977", "in 1977"]
+    assert apply(text, [(s, candidates(s)[2])]) == "He died in the late 1970s at home."
+
+
+def test_born_year_gets_in():
+    s = one("Jane Doe (born 1942) is a painter.", "1942")
+    assert candidates(s)[0] == "in the early 1940s"
+
+
+def test_attributive_year():
+    text = "He missed the 1927 season."
+    s = one(text, "1927")
+    assert apply(text, [(s, candidates(s)[0])]) == "He missed the late-1920s season."
+
+
+def test_decade_and_month_year():
+    assert ladder("It was popular in the 1960s.", "1960s")[-1] == "the 20th century"
+    assert ladder("They met in the late 1920s.", "late 1920s")[0] == "the 1920s"
+    assert ladder("They met in March 2009 in town.", "March 2009")[:2] == ["2009", "the late 2000s"]
+
+
+# -- places --------------------------------------------------------------------------------
+def test_city_ladder():
+    assert ladder("He lives in Sacramento now.", "Sacramento") == [
+        "California", "the United States", "North America", "a place"]
+
+
+def test_city_with_region_starts_at_region():
+    assert ladder("Born in Sacramento, CA in 1942.", "Sacramento, CA") == [
+        "California", "the United States", "North America", "a place"]
+    assert ladder("Born in Sacramento, California in 1942.", "Sacramento, California")[0] == "California"
+
+
+def test_country_and_state_and_nationality():
+    assert ladder("He moved to France later.", "France") == ["Europe", "a country"]
+    assert ladder("He moved to Texas later.", "Texas") == ["the United States", "North America", "a place"]
+    assert ladder("He is an American photographer.", "American") == ["North American"]
+
+
+def test_the_usa_drops_article():
+    text = "He lives in the USA now."
+    s = one(text, "the USA")
+    assert apply(text, [(s, candidates(s)[0])]) == "He lives in North America now."
+
+
+# -- organisations, awards, events ---------------------------------------------------------
+def test_org_ladders():
+    assert ladder("He studied at Sacramento City College later.", "Sacramento City College") == [
+        "a community college", "a college", "an educational institution", "an organization"]
+    assert ladder("Shown at the Crocker Art Museum.", "Crocker Art Museum") == [
+        "an art museum", "a museum", "a cultural institution", "an organization"]
+    assert ladder("Shown at the ZQXW and elsewhere.", "ZQXW") == ["an organization"]
+    assert ladder("He played for the New York Yankees in 1950.", "New York Yankees")[0] == "a baseball team"
+
+
+def test_award_and_event_ladders():
+    assert ladder("She won the Pulitzer Prize.", "Pulitzer Prize") == ["a major prize", "an award"]
+    assert ladder("He won the Nobel Prize in Physics.", "Nobel Prize in Physics") == ["a major science prize", "an award"]
+    assert ladder("He ran at the Olympic Games.", "Olympic Games") == ["an international competition"]
+
+
+# -- numbers, money, ages ------------------------------------------------------------------
+def test_number_ladders():
+    assert ladder("He took over 250 portraits.", "over 250") == ["over 200", "hundreds of", "many"]
+    assert ladder("She won 12 gold medals.", "12") == ["about a dozen", "several"]
+
+
+def test_money_ladder():
+    assert ladder("He was paid $3 million for it.", "$3 million") == ["several million dollars", "a large sum"]
+
+
+def test_age_ladders_fit_the_phrase():
+    text = "She died aged 34 in Paris."
+    s = one(text, "aged 34")
+    assert candidates(s) == ["in their mid-thirties", "in their thirties", "as an adult"]
+    assert apply(text, [(s, "in their thirties")]) == "She died in their thirties in Paris."
+    assert candidates(one("At the age of 12 he left.", "At the age of 12"))[0] == "as a child"
+
+
+# -- gendered words ------------------------------------------------------------------------
+def test_gendered_neutral_forms_and_case():
+    text = "He was a son of a fisherman. His father left him. She is an actress and he teaches."
+    spans = [s for s in find_spans(text) if s.type == "GENDERED"]
+    out = apply(text, [(s, candidates(s)[0]) for s in spans])
+    assert out == "They were a child of a fisherman. Their parent left them. They are an actor and they teach."
+
+
+def test_honorific_is_dropped_inside_name():
+    table = PseudonymTable()
+    ctx = GeneralizeContext(doc_id="d", pseudonyms=table)
+    text = "Kurt Fishback paints. Later Mr. Fishback moved."
+    spans = find_spans(text, types={"PERSON"})
+    assert [candidates(s, ctx=ctx)[0] for s in spans] == ["Person A", "Person A"]
+
+
+# -- placeholders, allow / deny ------------------------------------------------------------
+def test_contact_placeholders():
+    text = "Mail jo@example.com or call +1 (415) 555-2671."
+    got = {s.type: candidates(s) for s in find_spans(text)}
+    assert got["EMAIL"] == ["[email]"] and got["PHONE"] == ["[phone]"]
+
+
+def test_allow_and_deny():
+    ctx = GeneralizeContext(doc_id="d", allow={"paris"}, deny={"Crocker Art Museum"})
+    assert candidates(one("She lives in Paris now.", "Paris"), ctx=ctx) == []
+    assert candidates(one("Shown at the Crocker Art Museum.", "Crocker Art Museum"), ctx=ctx) == ["[redacted]"]
+
+
+# -- pseudonyms ----------------------------------------------------------------------------
+def test_pseudonyms_consistent_within_and_across_documents():
+    t = PseudonymTable()
+    assert t.replacement("Kurt Edward Fishback", "d1") == "Person A"
+    assert t.replacement("Glen Fishback", "d1") == "Person B"
+    assert t.replacement("Kurt", "d1") == "Person A"
+    assert t.replacement("Fishback", "d1") == "Person A"  # the document's first Fishback
+    assert t.replacement("Mr. Fishback", "d1") == "Person A"
+    assert t.replacement("Kurt Fishback's", "d1") == "Person A"
+    assert t.replacement("Glen", "d1") == "Person B"
+    # another document of the batch
+    assert t.replacement("Ansel Adams", "d2") == "Person C"
+    assert t.replacement("Glen Fishback", "d2") == "Person B"
+    assert t.replacement("Adams", "d2") == "Person C"
+    assert t.replacement("Kurt", "d2") == "Person D"  # a different Kurt: nobody of d2 is called Kurt
+
+
+def test_partial_mention_before_full_name_is_merged():
+    t = PseudonymTable()
+    a = t.replacement("Weston", "d")
+    assert t.replacement("Edward Weston", "d") == a
+    assert t.replacement("Edward", "d") == a
+
+
+def test_role_noun_for_the_subject_only():
+    t = PseudonymTable()
+    ctx = GeneralizeContext(doc_id="d", pseudonyms=t, role="photographer")
+    text = "Kurt Fishback is a photographer. His friend Ansel Adams visited Kurt."
+    persons = find_spans(text, types={"PERSON"})
+    ladders = [candidates(s, ctx=ctx) for s in persons]
+    assert ladders[0] == ["the photographer", "Person A", "a person"]
+    assert ladders[1] == ["Person B", "a person"]
+    assert ladders[2] == ["the photographer", "Person A", "a person"]
+    assert t.replacement("Kurt", "d", role="photographer") == "the photographer"
+
+
+def test_table_serialises():
+    t = PseudonymTable()
+    t.replacement("Kurt Edward Fishback", "d1")
+    t.replacement("Kurt", "d1")
+    t2 = PseudonymTable.from_dict(json.loads(json.dumps(t.to_dict())))
+    assert t2.replacement("Fishback", "d1") == "Person A"
+    assert t2.replacement("Someone Else", "d1") == "Person B"
+    t3 = pickle.loads(pickle.dumps(t))
+    assert t3.replacement("Kurt Fishback", "d1") == "Person A"
+
+
+# -- apply ---------------------------------------------------------------------------------
+def test_apply_articles_and_capitalisation():
+    text = "The Crocker Art Museum bought an American painting at the Sacramento City College sale."
+    spans = find_spans(text)
+    repl = {"Crocker Art Museum": "a museum", "American": "North American",
+            "Sacramento City College": "a college"}
+    out = apply(text, [(s, repl[s.text]) for s in spans if s.text in repl])
+    assert out == "A museum bought a North American painting at a college sale."
+
+
+def test_apply_deletion_and_overlaps():
+    text = "Kurt studied art. Kurt left."
+    s1 = Span(0, 4, "Kurt", "PERSON")
+    s2 = Span(18, 22, "Kurt", "PERSON")
+    assert apply(text, [(s2, "")]) == "Kurt studied art. Left."
+    # an overlapping second replacement is ignored
+    assert apply(text, [(s1, "Person A"), (Span(0, 12, "Kurt studied", "PROPER"), "x")]) == "Person A studied art. Kurt left."
+    assert apply("He bought a apple.", [(Span(12, 17, "apple", "PROPER"), "orange")]) == "He bought an orange."
+
+
+@pytest.mark.parametrize("word,art", [("apple", "an"), ("university", "a"), ("hour", "an"), ("MBA", "an"),
+                                      ("European", "a"), ("one-off", "a"), ("art museum", "an")])
+def test_article_for(word, art):
+    assert article_for(word) == art
+
+
+def test_every_span_of_a_biography_has_a_general_last_rung():
+    text = ("Kurt Edward Fishback is an American photographer. Kurt was born in Sacramento, CA in 1942. "
+            "He studied at Cornell University and exhibited at the Crocker Art Museum.")
+    ctx = GeneralizeContext(doc_id="bio", role="photographer")
+    for s in find_spans(text):
+        lad = candidates(s, ctx=ctx)
+        assert s.text not in lad
+        assert "" not in lad or s.type == "GENDERED"
+        if s.type in ("PERSON", "LOCATION", "ORG", "YEAR"):
+            assert lad[-1] in ("a person", "a place", "an organization", "the 20th century")
