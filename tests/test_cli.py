@@ -4,10 +4,12 @@ traceback), and a JSONL run interrupted midway that resumes from its ``.partial`
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -162,9 +164,14 @@ def test_jsonl_keeps_fields_and_input_order(scripted_llm, tmp_path, db_path, cap
     script = world()
     identity = script.identity
 
-    def slow_first(text):  # the first document finishes last
+    def slow_first(text):  # the first document waits until the three others are done
         if slow.marker in text:
-            time.sleep(0.3)
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline:
+                with contextlib.closing(sqlite3.connect(db_path)) as con:
+                    if con.execute("SELECT COUNT(*) FROM runs WHERE status='done'").fetchone()[0] >= 3:
+                        break
+                time.sleep(0.02)
         return identity(text)
 
     script.identity = slow_first
@@ -333,7 +340,8 @@ def test_interrupted_run_resumes_without_redoing_finished_docs(scripted_llm, tmp
                 break
             time.sleep(0.05)
         assert proc.poll() is None, proc.communicate()[1]
-        time.sleep(0.2)  # let document 3 reach the hanging endpoint
+        while time.monotonic() < deadline and requests_about(llm, bios[2]) == 0:
+            time.sleep(0.02)  # let document 3 reach the hanging endpoint
         assert requests_about(llm, bios[2]) >= 1
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
