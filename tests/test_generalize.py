@@ -213,6 +213,15 @@ def test_apply_deletion_and_overlaps():
     assert apply("He bought a apple.", [(Span(12, 17, "apple", "PROPER"), "orange")]) == "He bought an orange."
 
 
+def test_apply_after_possessive_drops_article():
+    text = "He received his Master of Fine Arts degree."
+    s = one(text, "Master of Fine Arts degree")
+    assert apply(text, [(s, candidates(s)[0])]) == "He received his master's degree."
+    text2 = "Kurt's Crocker Art Museum show."
+    s2 = one(text2, "Crocker Art Museum")
+    assert apply(text2, [(s2, "an art museum")]) == "Kurt's art museum show."
+
+
 @pytest.mark.parametrize("word,art", [("apple", "an"), ("university", "a"), ("hour", "an"), ("MBA", "an"),
                                       ("European", "a"), ("one-off", "a"), ("art museum", "an")])
 def test_article_for(word, art):

@@ -76,7 +76,7 @@ def test_orgs_awards_events_titles(spans):
     assert t["Kessler Foundation"].type == "ORG"
     assert t["Pulitzer Prize"].type == "AWARD"
     assert t["1992 Summer Olympics"].type == "EVENT"
-    assert t["Master of Fine Arts"].type == "TITLE"
+    assert t["Master of Fine Arts degree"].type == "TITLE"
 
 
 def test_numbers_and_money(spans):

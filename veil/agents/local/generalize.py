@@ -550,6 +550,7 @@ def _clean(original: str, ladder: list[str]) -> list[str]:
 # ------------------------------------------------------------------------------------------
 _DET = re.compile(r"(?<![\w'])(a|an|the|A|An|The|AN|THE)(\s+)$")
 _LEADING_DET = re.compile(r"^(?:a|an|the)\s", re.I)
+_POSSESSIVE = re.compile(r"(?<![\w'])(?:his|her|their|its|my|our|your|\w+'s|\w+’s)\s+$", re.I)
 _SENT_BOUNDARY = re.compile(r"(?:^|[.!?][\"')\]]*\s+|\n\s*)$")
 _AN_EXCEPTIONS = ("uni", "use", "usu", "eu", "one", "once", "ubiq", "ura", "uro", "ute")
 _AN_SILENT_H = ("hour", "honest", "honor", "honour", "heir")
@@ -598,6 +599,8 @@ def apply(text: str, replacements: list[tuple[Span, str]]) -> str:
                 if d.group(1)[0].isupper():
                     repl = _cap(repl)
                 before = before[:d.start()]
+            elif _POSSESSIVE.search(before) and _LEADING_DET.match(repl):  # "their a degree" -> "their degree"
+                repl = _LEADING_DET.sub("", repl, count=1)
             elif original[:1].islower() and repl[:1].isupper() and not _keeps_case(repl):
                 repl = repl[0].lower() + repl[1:]
         else:

@@ -901,6 +901,7 @@ def _chunk_spans(text: str) -> list[Span]:
 
 
 _YEAR_BEFORE = re.compile(rf"\b{_YEAR}\s+$")
+_DEGREE_AFTER = re.compile(r"\s+degree\b", re.I)
 _THE_BEFORE = re.compile(r"\b[Tt]he\s+$")
 
 
@@ -912,6 +913,10 @@ def _with_articles(text: str, spans: list[Span]) -> list[Span]:
             m = _THE_BEFORE.search(text, max(0, s.start - 5), s.start)
             if m:
                 s = Span(m.start(), s.end, text[m.start():s.end], s.type, s.score, s.evidence, s.meta)
+        elif s.type == "TITLE":
+            m = _DEGREE_AFTER.match(text, s.end)
+            if m:  # "Master of Fine Arts degree" -> the rung "a master's degree" replaces both
+                s = Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, s.meta)
         elif s.type == "EVENT":
             m = _YEAR_BEFORE.search(text, max(0, s.start - 6), s.start)
             if m:
@@ -1022,10 +1027,14 @@ def deny_spans(text: str, deny: Iterable[str]) -> list[Span]:
     return [Span(m.start(), m.end(), m.group(0), "DENY", 1.0, "deny-list", {}) for m in rx.finditer(text)]
 
 
-def warm_up() -> None:
-    """Load the lexicons and the gazetteer now (the first call otherwise pays for it)."""
+def warm_up(*, presidio: bool = True) -> None:
+    """Load the lexicons, the gazetteer and (unless told not to) Presidio's recognizers now;
+    the first call that needs them otherwise pays for it (about a second; Presidio's import
+    takes several)."""
     lexicon()
     gazetteer()
+    if presidio:
+        _presidio()
 
 
 __all__ = ["Span", "TYPES", "find_spans", "deny_spans", "place_info", "admin1_name", "resolve_overlaps", "warm_up",
