@@ -29,6 +29,21 @@ from veil.agents.local.spans import Span, deny_spans, find_spans
 from veil.agents.local.world import LocalWorld, sentences
 
 ALWAYS = {"PERSON", "EMAIL", "PHONE", "URL", "ID", "DENY"}
+_CLAUSE = re.compile(r"[^,;:.()!?\n]+")
+_TOKEN = re.compile(r"\w\w+")
+
+
+def _token_positions(seg: str, offset: int) -> list[tuple[str, tuple[int, int]]]:
+    out = []
+    for m in _TOKEN.finditer(seg):
+        toks = tokenize(m.group(0))
+        if toks:
+            out.append((toks[0], (offset + m.start(), offset + m.end())))
+    return out
+
+
+def _word_positions(seg: str, offset: int, term: str) -> list[tuple[int, int]]:
+    return [span for t, span in _token_positions(seg, offset) if t == term]
 _WS = re.compile(r"[ \t]{2,}")
 _SPACE_PUNCT = re.compile(r"\s+([,.;:)])")
 _EMPTY_PUNCT = re.compile(r"([,;:])\s*(?=[,.;:])|\(\s*\)")
@@ -114,28 +129,42 @@ class LocalOptimizer(Optimizer):
         return (tidy(apply(text, chosen)) if chosen else text), edits
 
     def _units(self, text: str, task: Task, ctx: GeneralizeContext, weights: Counter, protected: set[str]) -> list[Unit]:
+        """Edit units, most useful first: spans (with their ladders) and, for clue words outside
+        spans, the clause around them (deleting a clause reads better than dropping a word).
+        Priority = the attacker's weight on the unit / the content words it holds (GreedySanitize's
+        gain against the cost of what is withheld)."""
         spans = find_spans(text)
         units: list[Unit] = []
-        covered: list[tuple[int, int]] = []
+        covered = [(s.start, s.end) for s in spans]
         for s in spans:
-            toks = [t for t in tokenize(s.text)]
+            toks = tokenize(s.text)
             if not toks or all(self._is_protected(t, protected) for t in toks):
                 continue
             w = sum(weights.get(t, 0.0) for t in set(toks))
-            covered.append((s.start, s.end))
-            if w <= 0:
+            if w > 0:
+                units.append(Unit(span=s, weight=w / len(toks), ladder=candidates(s, ctx=ctx)))
+        for m in _CLAUSE.finditer(text):
+            start, end = m.start() + len(m.group(0)) - len(m.group(0).lstrip()), m.end() - (len(m.group(0)) - len(m.group(0).rstrip()))
+            if end <= start:
                 continue
-            ladder = candidates(s, ctx=ctx)
-            units.append(Unit(span=s, weight=w, ladder=ladder))
-        # clue words outside any span: the only truthful move left is to drop the word
-        for term, w in weights.most_common(40):
-            if w <= 0 or self._is_protected(term, protected):
+            seg = text[start:end]
+            toks = tokenize(seg)
+            # weight of the clause's words outside spans: what the span edits cannot reach
+            outside = [t for t, (a, b) in _token_positions(seg, start) if not any(a < e and x < b for x, e in covered)]
+            w = sum(weights.get(t, 0.0) for t in set(outside))
+            if w <= 0 or not toks:
                 continue
-            for m in re.finditer(rf"(?<!\w){re.escape(term)}(?!\w)", text, flags=re.I):
-                if any(m.start() < e and b < m.end() for b, e in covered):
-                    continue
-                units.append(Unit(span=Span(m.start(), m.end(), m.group(0), "WORD", 1.0, "attack:clue", {}),
-                                  weight=w, ladder=[]))
+            if any(self._is_protected(t, protected) for t in toks):
+                # the clause carries the task's words: drop only the clue words themselves
+                for t in set(outside):
+                    if weights.get(t, 0.0) <= 0 or self._is_protected(t, protected):
+                        continue
+                    for a, b in _word_positions(seg, start, t):
+                        units.append(Unit(span=Span(a, b, text[a:b], "WORD", 1.0, "attack:clue", {}),
+                                          weight=weights[t] / 2, ladder=[]))
+                continue
+            units.append(Unit(span=Span(start, end, seg, "CLAUSE", 1.0, "attack:clause", {}), weight=w / len(toks),
+                              ladder=[]))
         units.sort(key=lambda u: -u.weight)
         return units
 
@@ -155,7 +184,10 @@ class LocalOptimizer(Optimizer):
     def _privacy(self, text: str, task: Task) -> tuple[str, list[Edit]]:
         ctx = self._ctx(task)
         protected = self._protected(task)
+        given = text
+        start_rank, _ = fast_rank(self.evaluator, text, task)
         text, edits = self._mandatory(text, task, ctx)
+        mandatory_edits = len(edits)
         p_max = task.p_max
         for _ in range(self.max_rounds):
             rank, weights = fast_rank(self.evaluator, text, task)
@@ -193,6 +225,9 @@ class LocalOptimizer(Optimizer):
                 break
             edits.append(Edit(before=sents[i], after="", operation="delete", reason="no truthful generalization defeats the attack"))
             text = " ".join(s for j, s in enumerate(sents) if j != i)
+        end_rank, _ = fast_rank(self.evaluator, text, task)
+        if not mandatory_edits and end_rank <= start_rank:
+            return given, []  # nothing left that helps: say so, the graph stops on no change
         return text, edits
 
     # -- utility ---------------------------------------------------------------------------

@@ -31,6 +31,14 @@ from veil.agents.local.retrieval import tokenize
 from veil.agents.local.world import LocalWorld
 
 
+def cap_rank(rank: float, k: int, n_candidates: int) -> int:
+    """Rank of the truth as the privacy score: K+1 beyond K. In a population too small for
+    a top-K (n <= K) the truth counts as hidden once it ranks in the worse half."""
+    if n_candidates <= k:
+        return k + 1 if rank > max(1, n_candidates // 2) else int(rank)
+    return min(int(rank), k + 1)
+
+
 @dataclass
 class LinkAttack:
     """Precomputed per document: the adversary's queries and the decoys' scores for them."""
@@ -59,6 +67,7 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
         self.quantile = quantile
         self.dense = dense
         self._attacks: dict[str, LinkAttack] = {}
+        self._pop_emb: np.ndarray | None = None
 
     # -- partial knowledge -----------------------------------------------------------------
     def link_attack(self, task: Task) -> LinkAttack | None:
@@ -84,13 +93,13 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
         if attack is None:
             return task.k + 1, []
         ranks, contribs = attack.ranks(self.world, Counter(tokenize(text)))
-        rank = int(np.floor(np.quantile(ranks, self.quantile)))
+        rank = cap_rank(np.floor(np.quantile(ranks, self.quantile)), task.k, len(self.world.release_ids))
         total: Counter = Counter()
         for r, c in zip(ranks, contribs):
             if r <= task.k:
                 total.update(c)
         clues = [t for t, _ in total.most_common(12)]
-        return min(rank, task.k + 1), clues
+        return rank, clues
 
     def term_weights(self, text: str, task: Task) -> Counter:
         """Per term of ``text``, how much it helps the attack (summed over successful samples)."""
@@ -105,7 +114,7 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
         return total
 
     # -- full text ---------------------------------------------------------------------------
-    def full_text_ranking(self, text: str) -> list[int]:
+    async def full_text_ranking(self, text: str) -> list[int]:
         """Population indices, best match first (BM25 and dense fused by reciprocal rank)."""
         w = self.world
         assert w.pop_pool is not None
@@ -114,8 +123,10 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
         rrf = np.zeros(len(w.population))
         rrf[order_bm] += 1.0 / (60 + np.arange(1, len(order_bm) + 1))
         if self.dense:
-            q = w.embed([text])[0]
-            pop = w.embed([c.text for c in w.population])
+            q = await w.aembed(text)
+            if self._pop_emb is None or len(self._pop_emb) != len(w.population):
+                self._pop_emb = w.embed([c.text for c in w.population])
+            pop = self._pop_emb
             order_d = np.argsort(-(pop @ q), kind="stable")
             rrf[order_d] += 1.0 / (60 + np.arange(1, len(order_d) + 1))
         return list(np.argsort(-rrf, kind="stable"))
@@ -126,13 +137,14 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
         guesses: list[Guess] = []
         truth = w.candidate_index(task.doc_id, task.name)
         if w.pop_pool is not None and w.population:
-            ranking = self.full_text_ranking(text)
+            ranking = await self.full_text_ranking(text)
             top = ranking[: task.k]
             guesses = [
                 Guess(value=w.population[i].name or w.population[i].id, target="identity", matched=(i == truth))
                 for i in top
             ]
-            per_target["full_text"] = (top.index(truth) + 1) if truth in top else task.k + 1
+            pos = ranking.index(truth) + 1 if truth is not None else len(ranking) + 1
+            per_target["full_text"] = cap_rank(pos, task.k, len(w.population))
         clues: list[str] = []
         if not w.population_is_batch:
             score = per_target.get("full_text", task.k + 1)
@@ -169,13 +181,13 @@ def fast_rank(evaluator: LocalPrivacyEvaluator, text: str, task: Task) -> tuple[
         for r, c in zip(ranks, contribs):
             if r <= task.k:
                 weights.update(c)
-        return min(int(np.floor(np.quantile(ranks, evaluator.quantile))), task.k + 1), weights
+        return cap_rank(np.floor(np.quantile(ranks, evaluator.quantile)), task.k, len(w.release_ids)), weights
     truth = w.candidate_index(task.doc_id, task.name)
     if truth is None or w.pop_pool is None:
         return task.k + 1, Counter()
     toks = tokenize(text)
     scores = w.pop_pool.scores(toks)
-    rank = 1 + int((scores > scores[truth] + 1e-6).sum())
+    rank = cap_rank(1 + int((scores > scores[truth] + 1e-6).sum()), task.k, len(w.population))
     if rank > task.k:
         return task.k + 1, Counter()
     return rank, Counter(w.pop_pool.term_contributions(toks, w.pop_pool.tokens[truth]))

@@ -13,12 +13,13 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import bm25s
 import numpy as np
 from bm25s.stopwords import STOPWORDS_EN
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+_WORD = re.compile(r"\w\w+", re.UNICODE)  # bm25s' token pattern
 # bm25s' English list is short (33 words); these are as content-free in biographies and claims
 _EXTRA_STOP = {
     "he", "she", "his", "her", "him", "they", "their", "them", "who", "which", "has", "had", "have", "was", "were",
@@ -29,8 +30,28 @@ STOPWORDS = frozenset(STOPWORDS_EN) | _EXTRA_STOP
 K1, B = 1.5, 0.75
 
 
+_STEMS: dict[str, str] = {}
+
+
+@lru_cache(maxsize=1)
+def _porter():
+    from nltk.stem import PorterStemmer
+
+    return PorterStemmer()
+
+
+def stem(word: str) -> str:
+    """Porter stem, as the linking attack of veil.evals uses; cached because the optimizer
+    tokenizes thousands of candidate texts."""
+    s = _STEMS.get(word)
+    if s is None:
+        s = _STEMS[word] = _porter().stem(word)
+    return s
+
+
 def tokenize(text: str) -> list[str]:
-    return [t for t in _WORD.findall(text.lower()) if t not in STOPWORDS]
+    """Lower-case ``\\w\\w+`` tokens without stopwords, Porter-stemmed."""
+    return [stem(t) for t in _WORD.findall(text.lower()) if t not in STOPWORDS]
 
 
 @dataclass
@@ -46,6 +67,7 @@ class Pool:
         self.df = Counter()
         for toks in self.tokens:
             self.df.update(set(toks))
+        self._idf: dict[str, float] = {}
         self.avgdl = float(np.mean([len(t) for t in self.tokens])) if self.tokens else 1.0
         self.retriever = bm25s.BM25(k1=K1, b=B)
         self.retriever.index([t or [""] for t in self.tokens], show_progress=False)
@@ -54,10 +76,12 @@ class Pool:
     def n(self) -> int:
         return len(self.tokens)
 
-    def idf(self, term: str, extra_df: int = 0) -> float:
-        n = self.n + extra_df
-        d = self.df.get(term, 0) + extra_df
-        return math.log(1 + (n - d + 0.5) / (d + 0.5))
+    def idf(self, term: str) -> float:
+        v = self._idf.get(term)
+        if v is None:
+            d = self.df.get(term, 0)
+            v = self._idf[term] = math.log(1 + (self.n - d + 0.5) / (d + 0.5))
+        return v
 
     def scores(self, query: list[str]) -> np.ndarray:
         """BM25 score of ``query`` against every pool document."""

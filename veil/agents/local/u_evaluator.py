@@ -58,7 +58,7 @@ class LocalUtilityEvaluator(UtilityEvaluator):
         return float(p[names.index(label)])
 
     async def evaluate(self, text: str, task: Task) -> UtilityResult:
-        vec = self.world.embed([text])[0]
+        vec = await self.world.aembed(text)
         if task.label:
             if self.classifier is not None and task.label in self.classes:
                 proba = self.classifier.predict_proba(vec[None, :])[0]
@@ -69,7 +69,7 @@ class LocalUtilityEvaluator(UtilityEvaluator):
                 score = self._zero_shot(vec, task.label)
                 why = f"zero-shot similarity to '{task.label}'"
         else:
-            orig = self.world.embed([task.original])[0]
+            orig = await self.world.aembed(task.original)
             score = float(max(0.0, vec @ orig))
             why = "cosine similarity to the original"
         return UtilityResult(score=score, label=task.label, explanation=why)

@@ -1,0 +1,51 @@
+"""The DB-bio evaluation table: link@rand3 (privacy), label accuracy and mean cosine (utility)
+of originals, a reference sanitization (e.g. RUPTA's GPT-4 outputs) and veil's output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from veil.embeddings import encode
+from veil.evals.linking import link_at_rand3
+from veil.evals.utility import label_accuracy, mean_cosine
+from veil.errors import UserInputError
+
+
+def read_claims(path: str | Path) -> list[list[str]]:
+    out = []
+    for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            claims = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise UserInputError(f"{path}:{i}: not valid JSON ({e.msg})") from e
+        if not isinstance(claims, list):
+            raise UserInputError(f"{path}:{i}: expected a JSON list of claims")
+        out.append([str(c) for c in claims])
+    return out
+
+
+def evaluate(
+    originals: list[str],
+    sanitized: list[str],
+    *,
+    labels: list[str] | None = None,
+    claims: list[list[str]] | None = None,
+    seeds: tuple[int, ...] = (0, 1, 2),
+    exclude: str | None = "name is",
+    orig_emb: Any = None,
+) -> dict[str, float | None]:
+    if len(originals) != len(sanitized):
+        raise UserInputError(f"{len(originals)} originals but {len(sanitized)} sanitized texts")
+    if claims is not None and len(claims) != len(originals):
+        raise UserInputError(f"{len(claims)} claim lists for {len(originals)} records: the claims file must be aligned")
+    orig_emb = orig_emb if orig_emb is not None else encode(originals)
+    san_emb = encode(sanitized)
+    return {
+        "link@rand3": link_at_rand3(claims, sanitized, seeds=seeds, exclude=exclude) if claims else None,
+        "label_accuracy": label_accuracy(originals, sanitized, labels, orig_emb=orig_emb, san_emb=san_emb) if labels else None,
+        "mean_cosine": mean_cosine(originals, sanitized, orig_emb=orig_emb, san_emb=san_emb),
+    }
