@@ -1,7 +1,8 @@
 """Scale benchmark of the audit's BM25 linking: N synthetic records (~60 words drawn from a
 Zipf-distributed vocabulary whose most frequent words are English stopwords, deterministic), one 3-claim query per record (3 short phrases cut
 from the record, with a few words swapped, as an adversary's paraphrased auxiliary knowledge),
-batched multi-threaded retrieval with bm25s. Target: >= 2,000 queries/s on 2 cores.
+top-1 retrieval as a chunked sparse product over bm25s' score matrix on n threads
+(veil.evals.linking.BM25Linker._top1; bm25s' own numpy retrieve manages ~330 queries/s here). Target: >= 2,000 queries/s on 2 cores.
 
     .venv/bin/python benchmarks/audit_linking.py [--records 100000] [--queries 100000] [--threads 2]
 

@@ -17,6 +17,7 @@ sanitized record), reusable outside the audit graph (``veil eval`` computes link
 from __future__ import annotations
 
 import logging
+import os
 import random
 import re
 from dataclasses import dataclass
@@ -119,11 +120,62 @@ class BM25Linker:
         if not queries:
             return np.zeros((0, k), dtype=np.int64), np.zeros((0, k), dtype=np.float32)
         k = min(k, self.n)
+        if k == 1 and self._model.nonoccurrence_array is None:
+            return self._top1(queries)
         tokens = bm25_tokenize(queries, stem=self.stem)
         docs, scores = self._model.retrieve(
             tokens, k=k, show_progress=False, n_threads=self.n_threads, chunksize=256
         )
         return np.asarray(docs, dtype=np.int64), np.asarray(scores, dtype=np.float32)
+
+
+    def _top1(self, queries: list[str], chunk: int = 128) -> tuple[np.ndarray, np.ndarray]:
+        """Top-1 for a batch of queries as one sparse product (queries x vocabulary) @ (vocabulary
+        x records) of bm25s' precomputed per-token scores, in chunks on ``n_threads`` threads
+        (scipy's sparse kernels release the GIL). Same scores as ``BM25.retrieve``; ties go to
+        the lowest record index."""
+        import scipy.sparse as sp
+        from concurrent.futures import ThreadPoolExecutor
+
+        import bm25s
+
+        sc, vocab = self._model.scores, self._model.vocab_dict
+        n_vocab = len(sc["indptr"]) - 1
+        if getattr(self, "_by_token", None) is None:
+            self._by_token = sp.csr_matrix((sc["data"], sc["indices"], sc["indptr"]), shape=(n_vocab, sc["num_docs"]))
+        tokens = bm25s.tokenize(queries, lower=True, stopwords="en", stemmer=_stemmer() if self.stem else None,
+                                show_progress=False, return_ids=False)
+        rows, cols = [], []
+        for qi, toks in enumerate(tokens):
+            for t in toks:
+                tid = vocab.get(t)
+                if tid is not None:
+                    rows.append(qi)
+                    cols.append(tid)
+        q = sp.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(len(queries), n_vocab))
+        docs = np.zeros((len(queries), 1), dtype=np.int64)
+        scores = np.zeros((len(queries), 1), dtype=np.float32)
+
+        def work(start: int) -> None:
+            r = (q[start : start + chunk] @ self._by_token).tocsr()
+            for i in range(r.shape[0]):
+                a, b = r.indptr[i], r.indptr[i + 1]
+                if b > a:
+                    row = r.data[a:b]
+                    j = int(row.argmax())
+                    best = row[j]
+                    cand = r.indices[a:b][row == best]
+                    docs[start + i, 0], scores[start + i, 0] = int(cand.min()), best
+
+        starts = range(0, len(queries), chunk)
+        threads = self.n_threads or (os.cpu_count() or 1)
+        if threads > 1 and len(queries) > chunk:
+            with ThreadPoolExecutor(threads) as pool:
+                list(pool.map(work, starts))
+        else:
+            for s0 in starts:
+                work(s0)
+        return docs, scores
 
 
 class DenseLinker:
