@@ -27,7 +27,8 @@ def label_accuracy(
     n_splits = max(2, min(folds, int(counts.min())))
     correct = 0
     for train, test in StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed).split(x_o, y):
-        clf = LogisticRegression(max_iter=2000)
+        # C=10 reproduces the reference figure of the data README (originals 0.933)
+        clf = LogisticRegression(max_iter=5000, C=10.0)
         clf.fit(x_o[train], y[train])
         correct += int((clf.predict(x_s[test]) == y[test]).sum())
     return correct / len(y)

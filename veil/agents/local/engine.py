@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,8 @@ from veil.agents.local.generalize import GeneralizeContext, PseudonymTable, appl
 from veil.agents.local.inferrer import LocalAttributeInferrer
 from veil.agents.local.optimizer import tidy
 from veil.agents.local.p_evaluator import LocalPrivacyEvaluator
-from veil.agents.local.spans import find_spans
+from veil.agents.local.retrieval import tokenize
+from veil.agents.local.spans import Span, find_spans
 from veil.agents.local.u_evaluator import LocalUtilityEvaluator
 from veil.agents.local.world import LocalWorld
 from veil.logging import get_logger
@@ -18,14 +20,21 @@ from veil.logging import get_logger
 log = get_logger(__name__)
 
 
-def expected_release(text: str, ctx: GeneralizeContext) -> str:
+def expected_release(text: str, ctx: GeneralizeContext, rare: set[str] | None = None) -> str:
     """How the publisher expects another record to look once released: every span at its most
-    general candidate. The decoys the simulated attacker must beat."""
+    general candidate and the batch's rarest words (``rare``) gone, as veil's own edits leave
+    the other records. The decoys the simulated attacker must beat."""
     chosen = []
-    for s in find_spans(text):
+    spans = find_spans(text)
+    for s in spans:
         ladder = candidates(s, ctx=ctx)
         if ladder:
             chosen.append((s, ladder[-1]))
+    if rare:
+        for m in re.finditer(r"\w\w+", text):
+            toks = tokenize(m.group(0))
+            if toks and toks[0] in rare and not any(m.start() < s.end and s.start < m.end() for s in spans):
+                chosen.append((Span(m.start(), m.end(), m.group(0), "WORD", 1.0, "rare", {}), ""))
     return tidy(apply(text, chosen)) if chosen else text
 
 

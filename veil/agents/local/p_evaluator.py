@@ -59,7 +59,7 @@ class LinkAttack:
 class LocalPrivacyEvaluator(PrivacyEvaluator):
     engine = "local"
 
-    def __init__(self, world: LocalWorld, *, m_queries: int = 16, query_size: int = 3, quantile: float = 0.5,
+    def __init__(self, world: LocalWorld, *, m_queries: int = 16, query_size: int = 3, quantile: float = 0.75,
                  dense: bool = True):
         self.world = world
         self.m_queries = m_queries
@@ -168,15 +168,19 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
 
 
 def fast_rank(evaluator: LocalPrivacyEvaluator, text: str, task: Task) -> tuple[int, Counter]:
-    """The attack the optimizer re-runs for every candidate edit: the rank of the truth and the
-    weight of each term of ``text`` in the attacker's success. BM25 only (dense is too slow to
-    run per candidate)."""
+    return rank_tokens(evaluator, Counter(tokenize(text)), task)
+
+
+def rank_tokens(evaluator: LocalPrivacyEvaluator, tokens: Counter, task: Task) -> tuple[int, Counter]:
+    """The attack the optimizer re-runs for every candidate edit, on a bag of tokens: the rank
+    of the truth and the weight of each term in the attacker's success. BM25 only (dense is
+    too slow to run per candidate)."""
     w = evaluator.world
     if w.population_is_batch:
         attack = evaluator.link_attack(task)
         if attack is None:
             return task.k + 1, Counter()
-        ranks, contribs = attack.ranks(w, Counter(tokenize(text)))
+        ranks, contribs = attack.ranks(w, tokens)
         weights: Counter = Counter()
         for r, c in zip(ranks, contribs):
             if r <= task.k:
@@ -185,9 +189,9 @@ def fast_rank(evaluator: LocalPrivacyEvaluator, text: str, task: Task) -> tuple[
     truth = w.candidate_index(task.doc_id, task.name)
     if truth is None or w.pop_pool is None:
         return task.k + 1, Counter()
-    toks = tokenize(text)
+    toks = list(tokens.elements())
     scores = w.pop_pool.scores(toks)
     rank = cap_rank(1 + int((scores > scores[truth] + 1e-6).sum()), task.k, len(w.population))
     if rank > task.k:
-        return task.k + 1, Counter()
+        return rank, Counter()
     return rank, Counter(w.pop_pool.term_contributions(toks, w.pop_pool.tokens[truth]))

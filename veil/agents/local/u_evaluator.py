@@ -39,7 +39,7 @@ class LocalUtilityEvaluator(UtilityEvaluator):
         from sklearn.linear_model import LogisticRegression
 
         x = w.embed(w.train_texts)
-        clf = LogisticRegression(max_iter=2000, C=4.0)
+        clf = LogisticRegression(max_iter=5000, C=10.0)  # as veil.evals.utility
         clf.fit(x, w.train_labels)
         self.classifier = clf
         self.classes = list(clf.classes_)

@@ -30,13 +30,18 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENT.split(text) if s.strip()]
 
 
-def fragments(text: str, min_tokens: int = 2) -> list[str]:
-    """Clause-sized pieces of a text: what an adversary's 'known facts' look like."""
+def fragments(text: str, min_tokens: int = 2, max_tokens: int = 6) -> list[list[str]]:
+    """Claim-sized pieces of a text (as tokens): what an adversary's 'known facts' look like.
+    Atomic claims ("The person was born in Sacramento, CA") hold 2-6 content words, so
+    clauses are split at commas and cut into windows of at most ``max_tokens``."""
     out = []
     for s in sentences(text):
-        for c in _CLAUSE.split(s):
-            if len(tokenize(c)) >= min_tokens:
-                out.append(c.strip(" ,;."))
+        for c in re.split(r"[,;:()]|" + _CLAUSE.pattern, s):
+            toks = tokenize(c or "")
+            for i in range(0, len(toks), max_tokens):
+                piece = toks[i : i + max_tokens]
+                if len(piece) >= min_tokens:
+                    out.append(piece)
     return out
 
 
@@ -82,8 +87,9 @@ class LocalWorld:
         self.pop_pool = Pool([tokenize(c.text) for c in self.population])
         self.released, self.release_ids, self.release_pool = {}, [], None
         if self.population_is_batch and len(documents) > 1:
+            rare = {t for t, n in self.pop_pool.df.items() if n <= self.options.get("rare_df", 2)}
             self.released = {
-                d.id: expected_release(d.text, GeneralizeContext(doc_id=d.id, pseudonyms=self.pseudonyms))
+                d.id: expected_release(d.text, GeneralizeContext(doc_id=d.id, pseudonyms=self.pseudonyms), rare)
                 for d in documents
             }
             self.release_ids = [d.id for d in documents]
@@ -166,7 +172,7 @@ class LocalWorld:
         document id) from the clauses of the background text. The person's name is taken out
         of them (an auditor leaves out the 'name is' claim; claims say "the person")."""
         name_toks = set(tokenize(name)) if name else set()
-        frags = [[t for t in tokenize(f) if t not in name_toks] for f in fragments(background)]
+        frags = [[t for t in f if t not in name_toks] for f in fragments(background)]
         frags = [f for f in frags if len(f) >= 2] or [tokenize(background)]
         rng = random.Random(int(hashlib.sha1(doc_id.encode()).hexdigest()[:8], 16))
         out = []
