@@ -126,7 +126,8 @@ async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, doc
         if r.status != "done":
             raise VeilError(f"anonymization failed: {r.error}")
         payload = r.anonymized_text or ""
-        print(f"veil: run {r.run_id}: privacy rank {r.privacy_score}, utility {r.utility_score:.2f}", file=sys.stderr)
+        found = f"re-identified at rank {r.privacy_score}" if (r.privacy_score or 0) <= (r.k or 0) else f"not re-identified in the top {r.k}"
+        print(f"veil: run {r.run_id}: {found}; utility {r.utility_score:.2f}; see `veil trace show {r.run_id}`", file=sys.stderr)
     if out:
         atomic_write_text(out, payload)
         if journal:

@@ -21,6 +21,7 @@ BM25 score in the samples where the attack succeeded.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -59,7 +60,7 @@ class LinkAttack:
 class LocalPrivacyEvaluator(PrivacyEvaluator):
     engine = "local"
 
-    def __init__(self, world: LocalWorld, *, m_queries: int = 16, query_size: int = 3, quantile: float = 0.75,
+    def __init__(self, world: LocalWorld, *, m_queries: int = 16, query_size: int = 3, quantile: float = 0.4,
                  dense: bool = True):
         self.world = world
         self.m_queries = m_queries
@@ -151,6 +152,13 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
             if truth is not None and score <= task.k:
                 contrib = w.pop_pool.term_contributions(tokenize(w.population[truth].text), tokenize(text))  # type: ignore[union-attr]
                 clues = [t for t, _ in Counter(contrib).most_common(12)]
+        elif self.link_attack(task) is None:
+            # no population to attack with (a single document): direct identifiers still in the
+            # text re-identify the person; without them the attacker has nothing to rank against
+            direct = direct_identifiers(text, task.name)
+            score = 1 if direct else task.k + 1
+            clues = direct[:12]
+            per_target["direct_identifiers"] = score
         else:
             score, clues = self.partial_knowledge_rank(text, task)
             per_target["partial_knowledge"] = score
@@ -161,10 +169,25 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
             clues=clues,
             per_target=per_target,
             explanation=(
-                "partial-knowledge linking attack over the batch" if w.population_is_batch
-                else "full-text retrieval over the knowledge base"
+                "full-text retrieval over the knowledge base" if not w.population_is_batch
+                else "partial-knowledge linking attack over the batch" if "partial_knowledge" in per_target
+                else "direct identifiers (no population to attack with)"
             ),
         )
+
+
+DIRECT = {"PERSON", "EMAIL", "PHONE", "URL", "ID"}
+PLACEHOLDER = re.compile(r"(?:Person [A-Z]{1,3}|\[\w+\]|(?:the|a|an) [a-z ]+)", re.I)  # veil's own replacements
+
+
+def direct_identifiers(text: str, name: str | None) -> list[str]:
+    """Names, contact details and ids in the text (and parts of the known name)."""
+    from veil.agents.local.spans import find_spans
+
+    found = [s.text for s in find_spans(text) if s.type in DIRECT and not PLACEHOLDER.fullmatch(s.text)]
+    if name:
+        found += [p for p in re.findall(r"[A-Z][\w'-]{2,}", name) if re.search(rf"(?<!\w){re.escape(p)}(?!\w)", text)]
+    return found
 
 
 def fast_rank(evaluator: LocalPrivacyEvaluator, text: str, task: Task) -> tuple[int, Counter]:
