@@ -100,7 +100,7 @@ def test_txt_file_to_stdout_then_trace_show(scripted_llm, tmp_path, db_path, cap
     # no name/attributes given: profile generic, the inferrer's confident guesses are the targets
     assert len(llm.requests_for("InferenceAnswer")) == 1
     assert len(llm.requests_for("OptimizerAnswer")) == 1
-    run_id = re.search(r"veil: run (run-\w+): privacy rank (\d+)", err).group(1)
+    run_id = re.search(r"veil: run (run-\w+): not re-identified in the top 3", err).group(1)
 
     rc = main(["trace", "show", run_id, "--db", str(db_path)])
     out, err = capsys.readouterr()
@@ -132,7 +132,7 @@ def test_txt_file_to_output_file_identity_profile(scripted_llm, tmp_path, db_pat
     assert out == ""
     assert dst.read_text(encoding="utf-8") == FISHBACK.text.replace("Sacramento", "[somewhere]")
     assert "5 best guesses" in llm.requests_for("IdentityAnswer")[0]["messages"][-1]["content"]
-    assert "privacy rank 6" in err  # not in the attacker's top 5
+    assert "not re-identified in the top 5" in err  # rank 6: not in the attacker's top 5
 
 
 def test_trace_show_unknown_run(db_path, capsys):
