@@ -1,0 +1,434 @@
+"""The ``local`` engine on a small hand-written batch (no LLM, MiniLM only): the attack-driven
+optimizer, always-replaced spans, allow/deny lists, utility mode, the U-Evaluator, the
+inferrer, a knowledge-base population and a small end-to-end CLI run.
+
+The biographies are fictional. MiniLM is loaded once per module (the engine fixtures are
+module-scoped); the whole module runs in well under a minute on CPU.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from veil.agents.base import PrivacyResult, Task, UtilityResult
+from veil.agents.local.engine import build
+from veil.agents.local.generalize import GeneralizeContext, candidates
+from veil.agents.local.inferrer import infer_attributes
+from veil.agents.local.p_evaluator import fast_rank
+from veil.agents.local.spans import place_info
+from veil.anonymizer import Anonymizer
+from veil.documents import Document
+from veil.graphs.anonymize import AnonymizeConfig
+
+K = 3  # attacker's top-K for the batch of twelve (the default 10 would exceed the batch)
+
+BATCH: list[dict[str, str]] = [
+    dict(id="b1", name="Margarethe Vollrath", label="Chef", text=(
+        "Margarethe Vollrath (born 12 March 1961 in Hamburg) is a German chef. Vollrath trained at the Hotel "
+        "Sacher and opened the restaurant Blaue Gans, which earned two Michelin stars in 1998. Margarethe is "
+        "married to the baker Otto Krantz; write to mvollrath@blauegans.de.")),
+    dict(id="b2", name="Tomasz Wierzbicki", label="Chef", text=(
+        "Tomasz Wierzbicki is a Polish chef born in 1975 in Krakow. He studied at the Jagiellonian University "
+        "before cooking under Otto Krantz in Lyon, and his bistro Szafran won the Golden Ladle prize in 2012. "
+        "Contact: tomasz.w@szafran.pl.")),
+    dict(id="b3", name="Aiko Tanabe", label="Chef", text=(
+        "Aiko Tanabe is a Japanese chef from Osaka who runs a noodle kitchen in Kyoto. Tanabe wrote three "
+        "cookbooks on broth and was named Kansai Cook of the Year in 2009.")),
+    dict(id="b4", name="Rafael Quintero", label="Tennis player", text=(
+        "Rafael Quintero (born 4 June 1990 in Seville) is a Spanish tennis player. Quintero won the junior "
+        "title at Roland Garros in 2008 and reached a career-high ranking of 14 in 2015.")),
+    dict(id="b5", name="Greta Lindholm", label="Tennis player", text=(
+        "Greta Lindholm is a Swedish tennis player born in 1994 in Gothenburg. Lindholm played college tennis "
+        "at Stanford University and won the doubles title at the Stockholm Open in 2019.")),
+    dict(id="b6", name="Kwame Asante", label="Tennis player", text=(
+        "Kwame Asante is a Ghanaian tennis player from Kumasi. Asante turned professional in 2011, played "
+        "the Davis Cup for his country and coaches juniors in Accra.")),
+    dict(id="b7", name="Lucia Ferraro", label="Architect", text=(
+        "Lucia Ferraro (born 1968 in Turin) is an Italian architect. Ferraro studied at the Politecnico di "
+        "Milano and designed the Vetra library, which won the Aga Khan Award in 2007.")),
+    dict(id="b8", name="Henrik Dahl", label="Architect", text=(
+        "Henrik Dahl is a Danish architect born in 1955 in Aarhus. Dahl taught at the Royal Danish Academy "
+        "and his harbour baths in Copenhagen received the Nykredit Prize in 2003.")),
+    dict(id="b9", name="Sofia Mendes", label="Architect", text=(
+        "Sofia Mendes is a Brazilian architect from Recife. Mendes graduated from the University of Sao Paulo "
+        "and her timber school in Manaus was shortlisted for the Pritzker Prize.")),
+    dict(id="b10", name="Dmitri Volkov", label="Chef", text=(
+        "Dmitri Volkov is a Russian chef born in 1982 in Novosibirsk. Volkov cooked at a fish restaurant in "
+        "Vladivostok and hosts a television show about dumplings.")),
+    dict(id="b11", name="Amara Okoye", label="Tennis player", text=(
+        "Amara Okoye is a Nigerian tennis player born in 1999 in Lagos. Okoye won a bronze medal at the African "
+        "Games in 2019 and trains on hard courts in Abuja.")),
+    dict(id="b12", name="Pieter de Smet", label="Architect", text=(
+        "Pieter de Smet is a Belgian architect born in 1949 in Ghent. De Smet restored the old cloth hall in "
+        "Bruges and wrote a book about brick vaults.")),
+]
+BY_ID = {d["id"]: d for d in BATCH}
+DOCS = [Document(**d) for d in BATCH]
+
+
+def task_for(doc_id: str, *, k: int = K, p_max: int = K) -> Task:
+    d = BY_ID[doc_id]
+    return Task(k=k, p_max=p_max, name=d["name"], label=d["label"], original=d["text"], doc_id=doc_id)
+
+
+def name_parts(name: str) -> list[str]:
+    return [p for p in name.split() if len(p) > 2]
+
+
+def has_word(text: str, word: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
+
+
+@pytest.fixture(scope="module")
+def engine():
+    """The default local engine, prepared on the batch (loads MiniLM once for the module)."""
+    eng = build()
+    asyncio.run(eng.prepare(DOCS))
+    return eng
+
+
+@pytest.fixture(scope="module")
+def listed_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The whole batch through the Anonymizer (local engine) with an allow and a deny list."""
+    db = tmp_path_factory.mktemp("listed") / "veil.db"
+
+    async def go():
+        anon = Anonymizer("local", config=AnonymizeConfig(k=K, p_max=K), db_path=db,
+                          engine_options={"allow": ["German"], "deny": ["Michelin"]})
+        async with anon:
+            await anon.prepare(DOCS)
+            return {d.id: await anon.anonymize(d) for d in DOCS}
+
+    return asyncio.run(go())
+
+
+# -- 1. attack-driven selection ------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_attack_driven_plan_defeats_linking_attack_with_ladder_candidates(engine) -> None:
+    pe, opt = engine.p_evaluator, engine.optimizer
+    task = task_for("b1")
+    original = asyncio.run(pe.evaluate(task.original, task))
+    assert original.score == 1, "the original must be re-identified for this test to mean anything"
+    assert original.per_target["partial_knowledge"] == 1
+    assert original.guesses and original.guesses[0].matched
+
+    plan = opt.privacy_plan(task)
+    out = plan.render()
+    rank, _ = fast_rank(pe, out, task)
+    assert rank > task.p_max
+    assert asyncio.run(pe.evaluate(out, task)).score > task.p_max
+
+    chosen = {plan.units[i].span.text: (plan.units[i], plan.choice[i]) for i in plan.order}
+    # the city is generalized truthfully: a value of its ladder, a region/country/continent, never a city
+    unit, repl = chosen["Hamburg"]
+    assert unit.span.type == "LOCATION"
+    assert repl in unit.ladder and repl != ""
+    ladder = candidates(unit.span, ctx=GeneralizeContext())
+    assert repl in ladder
+    assert "Germany" in ladder
+    for c in ladder:
+        info = place_info(c)
+        assert info is None or info.get("kind") != "city", (c, info)
+    assert repl in out and "Hamburg" not in out
+    # the birth date: a value of its ladder, all of them truthful about 12 March 1961
+    unit, repl = chosen["12 March 1961"]
+    assert unit.span.type == "DATE"
+    assert repl in unit.ladder and repl != "12 March 1961"
+    assert all(any(s in c for s in ("1961", "1960s", "20th century")) for c in unit.ladder), unit.ladder
+    assert repl in out and "1961" not in out
+    # every non-name edit was chosen because it helped the attack
+    for i in plan.order:
+        assert plan.reasons[i], plan.units[i].span.text
+        if not plan.units[i].always:
+            assert "attack" in plan.reasons[i]
+
+
+@pytest.mark.slow
+def test_plan_reaches_target_or_exhausts_its_options_for_every_document(engine) -> None:
+    pe, opt = engine.p_evaluator, engine.optimizer
+    met = 0
+    for d in DOCS:
+        task = task_for(d.id)
+        assert fast_rank(pe, d.text, task)[0] <= task.p_max  # every original is found
+        plan = opt.privacy_plan(task)
+        out = plan.render()
+        rank, weights = fast_rank(pe, out, task)
+        if rank > task.p_max:
+            met += 1
+            continue
+        # not met: the optimizer went as far as deleting sentences (all but one)
+        deleted = [i for i in plan.order if plan.units[i].kind == "sentence"]
+        live = [i for i, u in enumerate(plan.units) if u.kind == "sentence" and i not in plan.choice]
+        assert deleted and len(live) <= 1, (d.id, out)
+        assert all(plan.reasons[i] == "no truthful generalization defeats the attack" for i in deleted)
+    assert met >= 2
+
+
+@pytest.mark.slow
+def test_spans_the_attacker_never_uses_are_left_unchanged(engine) -> None:
+    """A span none of whose words is in any of the attacker's known facts cannot help it: the
+    plan must keep it verbatim (minimal edits)."""
+    pe, opt = engine.p_evaluator, engine.optimizer
+    checked = 0
+    for d in DOCS:
+        task = task_for(d.id)
+        attack = pe.link_attack(task)
+        known = {t for q in attack.queries for t in q}
+        plan = opt.privacy_plan(task)
+        out = plan.render()
+        for i, u in enumerate(plan.units):
+            if u.kind != "span" or u.always or not u.ladder or not u.tokens:
+                continue
+            if known.isdisjoint(u.tokens) and plan.covering(i) is None:
+                assert i not in plan.choice, (d.id, u.span.text, plan.choice.get(i))
+                assert u.span.text in out, (d.id, u.span.text, out)
+                checked += 1
+    assert checked >= 1, "the batch should contain at least one span the attacker does not know"
+
+
+@pytest.mark.slow
+def test_optimizer_result_edits_carry_reasons(engine) -> None:
+    task = task_for("b2")
+    privacy = PrivacyResult(score=1, k=K)
+    utility = UtilityResult(score=1.0, label=task.label)
+    res = asyncio.run(engine.optimizer.optimize(task.original, task, "privacy", privacy, utility, []))
+    assert res.text != task.original
+    assert res.edits
+    for e in res.edits:
+        assert e.reason.strip(), e
+        assert e.before != e.after
+    by_before = {e.before: e for e in res.edits}
+    assert by_before["Tomasz Wierzbicki"].reason == "person is always replaced"
+    assert by_before["tomasz.w@szafran.pl"].operation == "obscure"
+    assert any("linking attack" in e.reason for e in res.edits)
+    # the same call again: nothing further to do once the plan's text is in
+    again = asyncio.run(engine.optimizer.optimize(res.text, task, "privacy", privacy, utility, []))
+    assert again.edits == [] and again.text == res.text
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=(
+    "known bug: the subject's name becomes the role noun 'the <label>' (optimizer ALWAYS units take "
+    "ladder[0]) while the decoys' expected releases use 'a person' (engine.expected_release takes "
+    "ladder[-1]); the label word is protected and in the attacker's known facts, so the shorter, "
+    "role-noun-laden truth stays rank 1 after every option is used"))
+def test_role_noun_does_not_give_the_subject_away(engine) -> None:
+    pe, opt = engine.p_evaluator, engine.optimizer
+    task = task_for("b12")
+    out = opt.privacy_plan(task).render()
+    neutral = out.replace("The architect", "A person").replace("the architect", "a person")
+    assert fast_rank(pe, neutral, task)[0] > task.p_max  # the same edits with a neutral noun hide the person
+    assert fast_rank(pe, out, task)[0] > task.p_max  # fails today: rank 1
+
+
+# -- 2. always replaced --------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_names_and_emails_always_replaced_consistently(listed_results) -> None:
+    for d in DOCS:
+        r = listed_results[d.id]
+        assert r.status == "done", r.error
+        out = r.anonymized_text
+        for part in name_parts(d.name or ""):
+            assert not has_word(out, part), (d.id, part, out)
+        assert "@" not in out, out
+    b1 = listed_results["b1"].anonymized_text
+    assert "[email]" in b1
+    assert "[email]" in listed_results["b2"].anonymized_text
+    assert "The chef" in b1  # the subject's role noun replaces the name
+    assert "Krantz" not in b1 and "Otto" not in b1
+
+
+@pytest.mark.slow
+def test_pseudonyms_consistent_across_the_batch(engine) -> None:
+    """Otto Krantz (no document's subject) is mentioned in b1 and b2: the same placeholder."""
+    reps = {}
+    for doc_id in ("b1", "b2"):
+        plan = engine.optimizer.privacy_plan(task_for(doc_id))
+        got = {plan.units[i].span.text: plan.choice[i] for i in plan.order if plan.units[i].always}
+        reps[doc_id] = got
+        # every mention of the subject (full name, surname, first name) gets one replacement
+        subject = [v for t, v in got.items() if t in BY_ID[doc_id]["name"]]
+        assert subject and len(set(subject)) == 1, got
+        assert subject[0] == "the chef"
+    assert reps["b1"]["Otto Krantz"] == reps["b2"]["Otto Krantz"]
+    assert re.fullmatch(r"Person [A-Z]+", reps["b1"]["Otto Krantz"])
+    # and a different person gets a different placeholder
+    others = {v for doc in reps.values() for t, v in doc.items() if v.startswith("Person") and t != "Otto Krantz"}
+    assert reps["b1"]["Otto Krantz"] not in others
+
+
+# -- 3. allow / deny -----------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_deny_listed_term_redacted_and_allow_listed_term_kept(engine, listed_results) -> None:
+    b1 = listed_results["b1"].anonymized_text
+    assert "Michelin" not in b1
+    assert "[redacted]" in b1
+    # without the deny list, Michelin goes only as a clue word the attack uses (deleted, not redacted)
+    plain = engine.optimizer.privacy_plan(task_for("b1")).render()
+    assert "[redacted]" not in plain
+    # the allow-listed nationality stays verbatim; without the allow list it is generalized
+    assert has_word(b1, "German"), b1
+    assert listed_results["b1"].privacy_score > K
+    plan = engine.optimizer.privacy_plan(task_for("b1"))
+    assert {plan.units[i].span.text: plan.choice[i] for i in plan.order}.get("German") == "European"
+    assert not has_word(plan.render(), "German")
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=(
+    "known bug: the optimizer's last-resort sentence deletion ignores the allow list, so an "
+    "allow-listed term in a deleted sentence disappears"))
+def test_allow_listed_term_survives_sentence_deletion() -> None:
+    eng = build(allow=["Lyon"])
+    asyncio.run(eng.prepare(DOCS))
+    assert "Lyon" in eng.optimizer.privacy_plan(task_for("b2")).render()
+
+
+# -- 4. utility mode -----------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_restore_keeps_names_deny_terms_out_and_the_attacker_beyond_p_max() -> None:
+    eng = build(deny=["Szafran"])
+    asyncio.run(eng.prepare(DOCS))
+    pe, opt = eng.p_evaluator, eng.optimizer
+    restored_any = False
+    for doc_id in ("b1", "b2", "b4", "b7"):
+        task = task_for(doc_id)
+        plan = opt.privacy_plan(task)
+        if fast_rank(pe, plan.render(), task)[0] <= task.p_max:
+            continue
+        always = {i for i in plan.choice if plan.units[i].always}
+        changed = opt.restore(plan, task)
+        restored_any |= bool(changed)
+        out = plan.render()
+        assert fast_rank(pe, out, task)[0] > task.p_max, (doc_id, out)
+        assert always <= set(plan.choice)  # names/emails/deny terms are never undone
+        assert not any(plan.units[i].always for i in changed)
+        for part in name_parts(BY_ID[doc_id]["name"]):
+            assert not has_word(out, part), (doc_id, out)
+        assert "Szafran" not in out and "@" not in out
+        if doc_id == "b2":
+            assert "[redacted]" in out
+    assert restored_any, "utility mode should give back at least one edit the target does not need"
+
+
+# -- 5. U-Evaluator ------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_utility_classifier_and_cosine(engine) -> None:
+    ue = engine.u_evaluator
+    assert sorted(ue.classes) == ["Architect", "Chef", "Tennis player"]
+    chef_text = "The cook runs a small kitchen and is known for slow-braised stews and fresh pasta."
+    tennis_text = "The athlete won a five-set match on clay with a powerful serve and backhand."
+    t = Task(label="Chef", original=chef_text, doc_id="x")
+    chef = asyncio.run(ue.evaluate(chef_text, t)).score
+    tennis = asyncio.run(ue.evaluate(tennis_text, t)).score
+    assert chef > tennis
+    assert chef > 0.5
+    # no label: cosine similarity to the original
+    u = Task(label=None, original=chef_text, doc_id="y")
+    same = asyncio.run(ue.evaluate(chef_text, u))
+    assert same.score == pytest.approx(1.0, abs=1e-3)
+    assert "cosine" in same.explanation
+    other = asyncio.run(ue.evaluate(tennis_text, u)).score
+    assert other < 0.8
+
+
+# -- 6. inferrer ---------------------------------------------------------------------------
+
+
+def test_inferrer_sex_birthplace_relationship() -> None:
+    text = "He was born in Valencia in 1970. He lives with his wife and two dogs; his brother is a pilot."
+    got = {a.attribute: a for a in infer_attributes(text)}
+    assert got["sex"].guesses[0] == "male"
+    assert got["place_of_birth"].guesses[0] == "Valencia"
+    assert got["relationship_status"].guesses[0] == "married"
+    assert "wife" in got["relationship_status"].evidence
+    she = {a.attribute: a for a in infer_attributes("She is a nurse and her husband teaches.")}
+    assert she["sex"].guesses[0] == "female"
+    assert "place_of_birth" not in she
+    assert infer_attributes("The weather was mild.") == [] or all(
+        a.attribute not in ("sex", "place_of_birth", "relationship_status") for a in infer_attributes("The weather was mild.")
+    )
+
+
+# -- 7. end to end -------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_cli_anonymize_batch_and_trace(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from veil.cli import main
+
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text("".join(json.dumps(d) + "\n" for d in BATCH), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    db = tmp_path / "veil.db"
+    rc = main(["anonymize", str(batch), "--text-field", "text", "--label-field", "label", "--name-field", "name",
+               "-k", str(K), "-o", str(out), "--db", str(db), "--no-progress"])
+    assert rc == 0, capsys.readouterr().err
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in rows] == [d["id"] for d in BATCH]
+    for r in rows:
+        assert r["anonymized_text"] and r["anonymized_text"] != r["text"]
+        assert isinstance(r["privacy_score"], int) and 1 <= r["privacy_score"] <= K + 1
+        assert 0.0 <= r["utility_score"] <= 1.0
+        assert r["run_id"].startswith("run-")
+        for part in name_parts(r["name"]):
+            assert not has_word(r["anonymized_text"], part), (r["id"], part)
+        assert "@" not in r["anonymized_text"]
+    assert sum(r["privacy_score"] > K for r in rows) >= 1
+    capsys.readouterr()
+    assert main(["trace", "show", rows[0]["run_id"], "--db", str(db)]) == 0
+    shown = capsys.readouterr().out
+    assert rows[0]["run_id"] in shown
+    assert main(["trace", "show", "run-nope", "--db", str(db)]) != 0
+
+
+# -- 8. population knowledge base ----------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_population_knowledge_base_guesses_are_kb_names(tmp_path: Path) -> None:
+    kb = tmp_path / "kb.jsonl"
+    people = [
+        ("Lucia Ferraro", "Italian architect from Turin, Politecnico di Milano graduate, designed the Vetra library, Aga Khan Award 2007."),
+        ("Henrik Dahl", "Danish architect from Aarhus who taught at the Royal Danish Academy; harbour baths in Copenhagen."),
+        ("Aiko Tanabe", "Japanese chef from Osaka, noodle kitchen in Kyoto, cookbooks on broth."),
+        ("Greta Lindholm", "Swedish tennis player from Gothenburg, Stanford University, Stockholm Open doubles."),
+        ("Bruno Castellane", "French sculptor working in bronze in Marseille."),
+        ("Nadia Petrova", "Bulgarian violinist with the Sofia Philharmonic."),
+    ]
+    kb.write_text("".join(json.dumps({"name": n, "text": t}) + "\n" for n, t in people), encoding="utf-8")
+    eng = build(population_path=kb)
+    asyncio.run(eng.prepare(DOCS))
+    assert eng.resources[0].population_is_batch is False
+    names = {n for n, _ in people}
+    pe = eng.p_evaluator
+    for doc_id in ("b7", "b3"):
+        task = task_for(doc_id)
+        r = asyncio.run(pe.evaluate(task.original, task))
+        assert r.guesses and {g.value for g in r.guesses} <= names
+        assert len(r.guesses) == K
+        assert r.guesses[0].value == BY_ID[doc_id]["name"] and r.guesses[0].matched
+        assert r.score == 1 and r.per_target["full_text"] == 1
+        assert r.clues  # the terms that gave the person away
+    # a text about nobody in the knowledge base: still only KB names, none matched
+    task = Task(k=K, p_max=K, name="Sofia Mendes", original=BY_ID["b9"]["text"], doc_id="b9")
+    r = asyncio.run(pe.evaluate(task.original, task))
+    assert {g.value for g in r.guesses} <= names
+    assert not any(g.matched for g in r.guesses)
+    assert r.score == K + 1
