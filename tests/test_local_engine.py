@@ -216,10 +216,10 @@ def test_optimizer_result_edits_carry_reasons(engine) -> None:
 
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=(
-    "known bug: the subject's name becomes the role noun 'the <label>' (optimizer ALWAYS units take "
-    "ladder[0]) while the decoys' expected releases use 'a person' (engine.expected_release takes "
-    "ladder[-1]); the label word is protected and in the attacker's known facts, so the shorter, "
-    "role-noun-laden truth stays rank 1 after every option is used"))
+    "known limit: the subject's name becomes the role noun 'the <label>' and label words are "
+    "protected for utility; in a small batch (4 architects of 12) the attacker's known facts hold "
+    "the label word and BM25 length normalisation favours the short, edited truth, so it stays "
+    "rank 1 after every option is used (decoys are now modelled with their role nouns too)"))
 def test_role_noun_does_not_give_the_subject_away(engine) -> None:
     pe, opt = engine.p_evaluator, engine.optimizer
     task = task_for("b12")
@@ -287,9 +287,6 @@ def test_deny_listed_term_redacted_and_allow_listed_term_kept(engine, listed_res
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "known bug: the optimizer's last-resort sentence deletion ignores the allow list, so an "
-    "allow-listed term in a deleted sentence disappears"))
 def test_allow_listed_term_survives_sentence_deletion() -> None:
     eng = build(allow=["Lyon"])
     asyncio.run(eng.prepare(DOCS))

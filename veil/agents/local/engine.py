@@ -9,7 +9,7 @@ from typing import Any
 from veil.agents import Engine
 from veil.agents.local.generalize import GeneralizeContext, PseudonymTable, apply, candidates
 from veil.agents.local.inferrer import LocalAttributeInferrer
-from veil.agents.local.optimizer import tidy
+from veil.agents.local.optimizer import ALWAYS, tidy
 from veil.agents.local.p_evaluator import LocalPrivacyEvaluator
 from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import Span, find_spans
@@ -29,7 +29,9 @@ def expected_release(text: str, ctx: GeneralizeContext, rare: set[str] | None = 
     for s in spans:
         ladder = candidates(s, ctx=ctx)
         if ladder:
-            chosen.append((s, ladder[-1]))
+            # names are replaced as the optimizer replaces them (the subject by its role noun),
+            # everything else at its most general
+            chosen.append((s, ladder[0] if s.type in ALWAYS else ladder[-1]))
     if rare:
         for m in re.finditer(r"\w\w+", text):
             toks = tokenize(m.group(0))

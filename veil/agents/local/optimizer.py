@@ -246,7 +246,9 @@ class LocalOptimizer(Optimizer):
             rank, weights = rank_tokens(self.evaluator, tokens, task)
             if rank > task.p_max or not weights:
                 break
-            live = [i for i, u in enumerate(plan.units) if u.kind == "sentence" and i not in plan.choice]
+            allowed = {t for a in self.world.allow for t in tokenize(a)}
+            live = [i for i, u in enumerate(plan.units)
+                    if u.kind == "sentence" and i not in plan.choice and not allowed & set(u.tokens)]
             if len(live) <= 1:
                 break
             w, i = max((sum(weights.get(t, 0.0) for t in set(plan.units[i].tokens)), i) for i in live)

@@ -89,7 +89,11 @@ class LocalWorld:
         if self.population_is_batch and len(documents) > 1:
             rare = {t for t, n in self.pop_pool.df.items() if n <= self.options.get("rare_df", 2)}
             self.released = {
-                d.id: expected_release(d.text, GeneralizeContext(doc_id=d.id, pseudonyms=self.pseudonyms), rare)
+                d.id: expected_release(
+                    d.text,
+                    GeneralizeContext(doc_id=d.id, pseudonyms=self.pseudonyms, role=d.label.lower() if d.label else None),
+                    rare,
+                )
                 for d in documents
             }
             self.release_ids = [d.id for d in documents]
