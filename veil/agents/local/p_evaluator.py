@@ -60,7 +60,7 @@ class LinkAttack:
 class LocalPrivacyEvaluator(PrivacyEvaluator):
     engine = "local"
 
-    def __init__(self, world: LocalWorld, *, m_queries: int = 16, query_size: int = 3, quantile: float = 0.4,
+    def __init__(self, world: LocalWorld, *, m_queries: int = 16, query_size: int = 3, quantile: float = 0.35,
                  dense: bool = True):
         self.world = world
         self.m_queries = m_queries
