@@ -126,13 +126,16 @@ class Anonymizer:
         try:
             snapshot = await self.graph.aget_state(thread)
             if snapshot.next:  # an interrupted run: resume from its last checkpoint
-                state = await self.graph.ainvoke(None, config=thread, context=ctx)
+                state = await self.graph.ainvoke(None, config=thread, context=ctx, durability="async")
             else:
                 state = await self.graph.ainvoke(
                     {"run_id": run_id, "doc_id": doc.id, "original": doc.text, "text": doc.text, "task": task.model_dump(),
                      "iteration": 0, "mode": None, "unchanged": 0},
                     config={**thread, "recursion_limit": 10 + 6 * (config.max_iterations + 2)},
                     context=ctx,
+                    # checkpoints are written while the next step runs, not in its way; a crash
+                    # loses at most the step in flight, which the resume redoes
+                    durability="async",
                 )
         except VeilError as e:
             seconds = time.perf_counter() - t0
