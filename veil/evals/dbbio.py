@@ -3,7 +3,6 @@ of originals, a reference sanitization (e.g. RUPTA's GPT-4 outputs) and veil's o
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,19 +10,14 @@ from veil.embeddings import encode
 from veil.evals.linking import link_at_rand3
 from veil.evals.utility import label_accuracy, mean_cosine
 from veil.errors import UserInputError
+from veil.io import read_jsonl
 
 
 def read_claims(path: str | Path) -> list[list[str]]:
     out = []
-    for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            claims = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise UserInputError(f"{path}:{i}: not valid JSON ({e.msg})") from e
+    for where, claims in read_jsonl(Path(path)):
         if not isinstance(claims, list):
-            raise UserInputError(f"{path}:{i}: expected a JSON list of claims")
+            raise UserInputError(f"{where}: expected a JSON list of claims")
         out.append([str(c) for c in claims])
     return out
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import random
 import re
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ import numpy as np
 from veil.agents.local.retrieval import Pool, tokenize
 from veil.documents import Document
 from veil.errors import UserInputError
+from veil.io import read_jsonl
 from veil.logging import get_logger
 
 log = get_logger(__name__)
@@ -188,16 +188,10 @@ class LocalWorld:
 
 def load_population(path: Path, name_field: str, text_field: str) -> list[Candidate]:
     out = []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise UserInputError(f"{path}:{i}: not valid JSON ({e.msg})") from e
+    for where, rec in read_jsonl(path):
         if text_field not in rec:
-            raise UserInputError(f"{path}:{i}: no field {text_field!r}")
-        out.append(Candidate(id=str(rec.get("id", i)), name=rec.get(name_field), text=str(rec[text_field])))
+            raise UserInputError(f"{where}: no field {text_field!r}")
+        out.append(Candidate(id=str(rec.get("id", len(out))), name=rec.get(name_field), text=str(rec[text_field])))
     if len(out) < 2:
         raise UserInputError(f"{path}: a population needs at least 2 candidates")
     return out
@@ -205,12 +199,9 @@ def load_population(path: Path, name_field: str, text_field: str) -> list[Candid
 
 def load_training(path: Path, text_field: str = "text", label_field: str = "label") -> tuple[list[str], list[str]]:
     texts, labels = [], []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        rec = json.loads(line)
+    for where, rec in read_jsonl(path):
         if text_field not in rec or label_field not in rec:
-            raise UserInputError(f"{path}:{i}: training records need {text_field!r} and {label_field!r}")
+            raise UserInputError(f"{where}: training records need {text_field!r} and {label_field!r}")
         texts.append(str(rec[text_field]))
         labels.append(str(rec[label_field]))
     return texts, labels
