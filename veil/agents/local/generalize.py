@@ -33,7 +33,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from veil.agents.local.spans import Span, admin1_name, fold, gazetteer, lexicon, place_info
+from veil.agents.local.spans import Span, fold, gazetteer, lexicon, place_info
 
 GENERAL = {
     "PERSON": "a person", "DATE": "a date", "YEAR": "a year", "DECADE": "a decade", "AGE": "an adult",

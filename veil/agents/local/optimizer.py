@@ -35,7 +35,7 @@ from veil.agents.local.generalize import GeneralizeContext, apply, candidates
 from veil.agents.local.p_evaluator import LocalPrivacyEvaluator, rank_tokens
 from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import Span, deny_spans, find_spans
-from veil.agents.local.world import LocalWorld, sentences
+from veil.agents.local.world import LocalWorld
 
 ALWAYS = {"PERSON", "EMAIL", "PHONE", "URL", "ID", "DENY"}
 _WORD = re.compile(r"\w\w+")

@@ -808,7 +808,6 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
                 meta["continent"] = gazetteer().country_by_code.get(cc, {}).get("continent")
             if nwords == k:
                 return [span("NATIONALITY", 0.9, "lexicon:nationality", meta)]
-            rest_start = toks[i + k].start
             org = _org_ladder(words, raw)
             if org is None:
                 rest = _classify(text, toks, i + k, j, person_tokens)
