@@ -41,15 +41,39 @@ ALWAYS = {"PERSON", "EMAIL", "PHONE", "URL", "ID", "DENY"}
 _WORD = re.compile(r"\w\w+")
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _WS = re.compile(r"[ \t]{2,}")
+_SENT_START = re.compile(r"(^|(?<=\w\w\w[.!?])\s+)([a-z])")  # not after "e.g."
 _SPACE_PUNCT = re.compile(r"\s+([,.;:)])")
 _EMPTY_PUNCT = re.compile(r"([,;:])\s*(?=[,.;:])|\(\s*\)|^[,;:]\s*|(?<=[.!?])\s*[,;:]\s*")
 
 
+_DET = r"(?:his|her|their|its|the|a|an)"
+_FUNC = r"(?:of|and|or|in|at|for|with|to|by|from|on|into|including)"
+_PREP = r"(?:of|for|with|by|from|at|into|including)"  # never end a clause, never precede "and"/"of"
+_DANGLING = [
+    # a determiner whose noun was dropped: "in the.", "his of", "the and"
+    re.compile(rf"\s*\b{_FUNC}\s+{_DET}\b(?=\s*[,.;:!?)])", re.I),
+    re.compile(rf"\b{_DET}\b\s+(?={_FUNC}\b)", re.I),
+    re.compile(rf"\s*\b{_DET}\b(?=\s*[,.;:!?)])", re.I),
+    # a preposition whose object was dropped: "portraits of and", "studied with."
+    re.compile(rf"\b{_PREP}\b\s+(?=(?:of|and|or|{_PREP})\b)", re.I),
+    re.compile(rf"\s*\b(?:{_PREP}|and|or)\b(?=\s*[,.;:!?)])", re.I),
+]
+
+
 def tidy(text: str) -> str:
-    """Clean the punctuation deletions leave behind ("a, , b" -> "a, b")."""
+    """Clean what deletions leave behind: empty punctuation ("a, , b" -> "a, b") and function
+    words whose content word is gone ("noted for his of" -> "noted for"). Only function words
+    are removed, so no fact changes."""
+    for _ in range(3):
+        before = text
+        for pattern in _DANGLING:
+            text = pattern.sub("", text)
+        if text == before:
+            break
     text = _EMPTY_PUNCT.sub("", text)
     text = _SPACE_PUNCT.sub(r"\1", text)
     text = re.sub(r"([.!?])\1+", r"\1", text)
+    text = _SENT_START.sub(lambda m: m.group(1) + m.group(2).upper(), text)
     return _WS.sub(" ", text).strip()
 
 
@@ -94,7 +118,9 @@ class Plan:
         return tidy(apply(self.original, reps)) if reps else self.original
 
     def tokens(self, choice: dict[int, str] | None = None) -> Counter:
-        return Counter(tokenize(self.render(choice)))
+        """The attacker's bag of words; tidy() only drops function words, so it is skipped."""
+        reps = self.replacements(choice)
+        return Counter(tokenize(apply(self.original, reps) if reps else self.original))
 
 
 class LocalOptimizer(Optimizer):
