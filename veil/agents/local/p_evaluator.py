@@ -68,7 +68,7 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
         self.quantile = quantile
         self.dense = dense
         self._attacks: dict[str, LinkAttack] = {}
-        self._pop_emb: np.ndarray | None = None
+        self._pop_index = None  # faiss index of the population's embeddings
 
     # -- partial knowledge -----------------------------------------------------------------
     def link_attack(self, task: Task) -> LinkAttack | None:
@@ -125,10 +125,14 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
         rrf[order_bm] += 1.0 / (60 + np.arange(1, len(order_bm) + 1))
         if self.dense:
             q = await w.aembed(text)
-            if self._pop_emb is None or len(self._pop_emb) != len(w.population):
-                self._pop_emb = w.embed([c.text for c in w.population])
-            pop = self._pop_emb
-            order_d = np.argsort(-(pop @ q), kind="stable")
+            if self._pop_index is None or self._pop_index.ntotal != len(w.population):
+                import faiss
+
+                vecs = np.ascontiguousarray(w.embed([c.text for c in w.population]), dtype=np.float32)
+                self._pop_index = faiss.IndexFlatIP(vecs.shape[1])  # cosine: vectors are normalised
+                self._pop_index.add(vecs)
+            _, idx = self._pop_index.search(np.ascontiguousarray(q[None, :], dtype=np.float32), len(w.population))
+            order_d = idx[0]
             rrf[order_d] += 1.0 / (60 + np.arange(1, len(order_d) + 1))
         return list(np.argsort(-rrf, kind="stable"))
 
