@@ -215,18 +215,13 @@ def test_optimizer_result_edits_carry_reasons(engine) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "known limit: the subject's name becomes the role noun 'the <label>' and label words are "
-    "protected for utility; in a small batch (4 architects of 12) the attacker's known facts hold "
-    "the label word and BM25 length normalisation favours the short, edited truth, so it stays "
-    "rank 1 after every option is used (decoys are now modelled with their role nouns too)"))
 def test_role_noun_does_not_give_the_subject_away(engine) -> None:
     pe, opt = engine.p_evaluator, engine.optimizer
     task = task_for("b12")
     out = opt.privacy_plan(task).render()
     neutral = out.replace("The architect", "A person").replace("the architect", "a person")
     assert fast_rank(pe, neutral, task)[0] > task.p_max  # the same edits with a neutral noun hide the person
-    assert fast_rank(pe, out, task)[0] > task.p_max  # fails today: rank 1
+    assert fast_rank(pe, out, task)[0] > task.p_max  # the plan falls back to the placeholder itself
 
 
 # -- 2. always replaced --------------------------------------------------------------------

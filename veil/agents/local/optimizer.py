@@ -267,6 +267,7 @@ class LocalOptimizer(Optimizer):
             if not changed:
                 break
         # last resort: delete the sentences that help the attacker most
+        exhausted = False
         for _ in range(self.max_sentence_deletions):
             tokens = plan.tokens()
             rank, weights = rank_tokens(self.evaluator, tokens, task)
@@ -276,6 +277,7 @@ class LocalOptimizer(Optimizer):
             live = [i for i, u in enumerate(plan.units)
                     if u.kind == "sentence" and i not in plan.choice and not allowed & set(u.tokens)]
             if len(live) <= 1:
+                exhausted = True
                 break
             w, i = max((sum(weights.get(t, 0.0) for t in set(plan.units[i].tokens)), i) for i in live)
             if w <= 0:
@@ -283,6 +285,21 @@ class LocalOptimizer(Optimizer):
             plan.choice[i] = ""
             plan.order.append(i)
             plan.reasons[i] = "no truthful generalization defeats the attack"
+        # the subject's role noun ("the architect") repeats the protected label word in every
+        # mention; when the attacker still wins with one sentence left (small batches, few
+        # records sharing the label), the neutral placeholder goes in. Not earlier: on DB-bio
+        # the role noun carries the occupation (accuracy 0.95 -> 0.84 when used more widely).
+        tokens = plan.tokens()
+        if exhausted and rank_tokens(self.evaluator, tokens, task)[0] <= task.p_max:
+            role = {i: u.ladder[1] for i, u in enumerate(plan.units)
+                    if u.always and len(u.ladder) > 1 and plan.choice.get(i) == u.ladder[0]
+                    and any(self._is_protected(t, protected) for t in tokenize(u.ladder[0]))}
+            if role:
+                trial = {**plan.choice, **role}
+                if rank_tokens(self.evaluator, plan.tokens(trial), task)[0] > rank_tokens(self.evaluator, tokens, task)[0]:
+                    plan.choice = trial
+                    for i in role:
+                        plan.reasons[i] = "the role noun repeated the task's word the attacker knows"
         return plan
 
     def restore(self, plan: Plan, task: Task) -> list[int]:
