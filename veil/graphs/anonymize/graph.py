@@ -17,7 +17,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from veil.agents.base import CallUsage, PrivacyResult, Task, UtilityResult
-from veil.graphs.anonymize.configuration import AnonymizeContext
+from veil.graphs.anonymize.configuration import AnonymizeConfig, AnonymizeContext
 from veil.graphs.anonymize.state import AnonymizeState, BestSoFar
 from veil.logging import get_logger
 
@@ -114,10 +114,14 @@ async def record(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> d
     return update
 
 
+def targets_met(state: AnonymizeState, cfg: AnonymizeConfig) -> bool:
+    privacy, utility = state["privacy"], state["utility"]
+    return privacy["score"] >= (cfg.p_max or privacy["k"]) and utility["score"] >= cfg.u_target
+
+
 def decide(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> Literal["optimize", "finish"]:
     cfg = runtime.context.config
-    privacy, utility = state["privacy"], state["utility"]
-    if privacy["score"] >= (cfg.p_max or privacy["k"]) and utility["score"] >= cfg.u_target:
+    if targets_met(state, cfg):
         return "finish"
     if state.get("iteration", 0) >= cfg.max_iterations:
         return "finish"
@@ -147,9 +151,7 @@ async def optimize(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) ->
 
 
 async def finish(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> dict[str, Any]:
-    cfg = runtime.context.config
-    privacy, utility = state["privacy"], state["utility"]
-    if privacy["score"] >= (cfg.p_max or privacy["k"]) and utility["score"] >= cfg.u_target:
+    if targets_met(state, runtime.context.config):
         reason = "targets_met"
     elif state.get("unchanged", 0) >= 2:
         reason = "converged"
