@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from veil.errors import VeilError
 from veil.logging import get_logger
+from veil.server.protocol import ErrorInfo, ErrorResponse
 
 log = get_logger(__name__)
 
@@ -52,7 +53,8 @@ class APIError(Exception):
 
 def error_body(status: int, message: str, *, code: str | None = None, param: str | None = None,
                type: str | None = None) -> dict[str, Any]:
-    return {"error": {"message": message, "type": type or error_type(status), "param": param, "code": code}}
+    info = ErrorInfo(message=message, type=type or error_type(status), param=param, code=code)
+    return ErrorResponse(error=info).model_dump()
 
 
 def error_response(status: int, message: str, *, code: str | None = None, param: str | None = None,

@@ -38,7 +38,10 @@ from veil.server.protocol import (
     AssistantMessage,
     AuditRequest,
     ChatCompletionChoice,
+    ChatCompletionChunk,
     ChatCompletionRequest,
+    ChunkChoice,
+    DeltaMessage,
     ChatCompletionResponse,
     DocumentResult,
     IterationProgress,
@@ -350,13 +353,13 @@ class OpenAIServingChat:
         service = self.service
         poll = service.settings.stream_poll_s
 
-        def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
-            body: dict[str, Any] = {
-                "id": run_id, "object": "chat.completion.chunk", "created": created, "model": req.model,
-                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
-            }
-            body.update({k: v for k, v in extra.items() if v is not None})
-            return sse(body)
+        def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, *,
+                  veil: IterationProgress | RunSummary | None = None, usage: UsageInfo | None = None) -> str:
+            choices = [] if delta is None else [ChunkChoice(delta=DeltaMessage(**delta), finish_reason=finish)]
+            body = ChatCompletionChunk(id=run_id, created=created, model=req.model, choices=choices,
+                                       usage=usage, veil=veil)
+            # absent, not null: stock clients read `usage: null` on every chunk as "no usage"
+            return sse(body.model_dump(exclude={k for k in ("usage", "veil") if getattr(body, k) is None}))
 
         async def body() -> AsyncIterator[str]:
             yield chunk({"role": "assistant", "content": ""})
@@ -371,7 +374,7 @@ class OpenAIServingChat:
                         iteration=it["iteration"], mode=it["mode"], privacy_score=it["privacy_score"], k=it["k"],
                         utility_score=it["utility_score"],
                     )
-                    yield chunk({"content": ""}, veil=progress.model_dump())
+                    yield chunk({"content": ""}, veil=progress)
                 seen = len(its)
                 if done:
                     break
@@ -381,11 +384,9 @@ class OpenAIServingChat:
                 return
             for piece in split_for_stream(r.anonymized_text or ""):
                 yield chunk({"content": piece})
-            yield chunk({}, "stop", veil=run_summary(r, base_url).model_dump())
+            yield chunk({}, "stop", veil=run_summary(r, base_url))
             if include_usage:
-                usage = UsageInfo.from_run(r.usage).model_dump()
-                yield sse({"id": run_id, "object": "chat.completion.chunk", "created": created, "model": req.model,
-                           "choices": [], "usage": usage})
+                yield chunk(usage=UsageInfo.from_run(r.usage))
             yield sse("[DONE]")
 
         return body()
