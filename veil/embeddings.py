@@ -46,7 +46,3 @@ def encode(texts: list[str], batch_size: int = 64) -> np.ndarray:
     )
     return emb.astype(np.float32, copy=False)
 
-
-def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cosine of two normalised matrices of the same shape."""
-    return np.sum(a * b, axis=1)

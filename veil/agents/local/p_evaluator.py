@@ -88,31 +88,9 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
         return attack
 
     def partial_knowledge_rank(self, text: str, task: Task) -> tuple[int, list[str]]:
-        """Rank of the truth (K+1 beyond K) and the clue terms, for any candidate text; cheap
-        (microseconds), so the optimizer calls it for every candidate edit."""
-        attack = self.link_attack(task)
-        if attack is None:
-            return task.k + 1, []
-        ranks, contribs = attack.ranks(self.world, Counter(tokenize(text)))
-        rank = cap_rank(np.floor(np.quantile(ranks, self.quantile)), task.k, len(self.world.release_ids))
-        total: Counter = Counter()
-        for r, c in zip(ranks, contribs):
-            if r <= task.k:
-                total.update(c)
-        clues = [t for t, _ in total.most_common(12)]
-        return rank, clues
-
-    def term_weights(self, text: str, task: Task) -> Counter:
-        """Per term of ``text``, how much it helps the attack (summed over successful samples)."""
-        attack = self.link_attack(task)
-        if attack is None:
-            return Counter()
-        ranks, contribs = attack.ranks(self.world, Counter(tokenize(text)))
-        total: Counter = Counter()
-        for r, c in zip(ranks, contribs):
-            if r <= task.k:
-                total.update(c)
-        return total
+        """Rank of the truth (K+1 beyond K) and the clue terms."""
+        rank, weights = rank_tokens(self, Counter(tokenize(text)), task)
+        return rank, [t for t, _ in weights.most_common(12)]
 
     # -- full text ---------------------------------------------------------------------------
     async def full_text_ranking(self, text: str) -> list[int]:

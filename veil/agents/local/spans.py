@@ -579,11 +579,6 @@ class _Tok:
     end: int
     text: str
 
-    @property
-    def cap(self) -> bool:
-        c = self.text[:1]
-        return c.isupper() or (c.isdigit() and False)
-
 
 def _tokens(text: str) -> list[_Tok]:
     toks = []
