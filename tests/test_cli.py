@@ -100,7 +100,7 @@ def test_txt_file_to_stdout_then_trace_show(scripted_llm, tmp_path, db_path, cap
     # no name/attributes given: profile generic, the inferrer's confident guesses are the targets
     assert len(llm.requests_for("InferenceAnswer")) == 1
     assert len(llm.requests_for("OptimizerAnswer")) == 1
-    run_id = re.search(r"veil: run (run-\w+): not re-identified in the top 3", err).group(1)
+    run_id = re.search(r"veil: run (run-\w+): protected \(not re-identified in the top 3\)", err).group(1)
 
     rc = main(["trace", "show", run_id, "--db", str(db_path)])
     out, err = capsys.readouterr()
@@ -188,7 +188,8 @@ def test_jsonl_keeps_fields_and_input_order(scripted_llm, tmp_path, db_path, cap
     assert [r["id"] for r in rows] == [r["id"] for r in records]
     for rec, row, bio in zip(records, rows, BIOS.values()):
         assert {k: row[k] for k in rec} == rec  # every input field kept, unchanged
-        assert set(row) - set(rec) == {"anonymized_text", "privacy_score", "utility_score", "run_id"}
+        assert set(row) - set(rec) == {"anonymized_text", "privacy_score", "utility_score", "privacy_status",
+                                         "run_id"}
         assert row["anonymized_text"] == bio.text.replace(bio.marker, "[somewhere]")
         assert row["privacy_score"] == 11 and row["utility_score"] == 0.95
     assert llm.max_in_flight >= 2

@@ -20,7 +20,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from pydantic import BaseModel, Field
 
 from veil.agents import Engine, build_engine
-from veil.agents.base import Task
+from veil.agents.base import Task, privacy_status
 from veil.documents import Document
 from veil.errors import LLMError, VeilError
 from veil.graphs.anonymize import AnonymizeConfig, AnonymizeContext, build_graph
@@ -45,6 +45,8 @@ class AnonymizeResult(BaseModel):
     k: int | None = None
     p_max: int | None = None
     privacy_target_met: bool = False
+    privacy_status: str | None = Field(default=None, description="protected | re-identified | unverified")
+    protections: list[str] = Field(default_factory=list)
     best_iteration: int | None = None
     iterations: int = 0
     stop_reason: str | None = None
@@ -59,6 +61,7 @@ class AnonymizeResult(BaseModel):
             "anonymized_text": self.anonymized_text,
             "privacy_score": self.privacy_score,
             "utility_score": None if self.utility_score is None else round(self.utility_score, 4),
+            "privacy_status": self.privacy_status,
             "run_id": self.run_id,
             **({"error": self.error} if self.error else {}),
         }
@@ -145,6 +148,8 @@ class Anonymizer:
             return AnonymizeResult(run_id=run_id, doc_id=doc.id, status="failed", error=str(e), seconds=seconds)
         best = state["best"]
         final_task = state["task"]
+        status = privacy_status(Task.model_validate(final_task), best["privacy_score"],
+                                verified=state.get("verified", True), original_score=state.get("original_privacy"))
         result = AnonymizeResult(
             run_id=run_id,
             doc_id=doc.id,
@@ -153,7 +158,9 @@ class Anonymizer:
             utility_score=best["utility_score"],
             k=config.k,
             p_max=config.p_max,
-            privacy_target_met=best["privacy_score"] >= (config.p_max or 0),
+            privacy_target_met=Task.model_validate(final_task).privacy_met(best["privacy_score"]),
+            privacy_status=status,
+            protections=list(state.get("protections") or []),
             best_iteration=best["iteration"],
             iterations=state.get("iteration", 0),
             stop_reason=state.get("stop_reason"),

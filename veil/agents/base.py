@@ -49,11 +49,10 @@ class PrivacyResult(BaseModel):
     clues: list[str] = Field(default_factory=list, description="what led to the correct guess")
     per_target: dict[str, int] = Field(default_factory=dict, description="rank per protected target")
     explanation: str = ""
+    verified: bool = Field(default=True, description="an attack against a population produced the score; False when "
+                           "no attacker could run (a single document, no knowledge base)")
+    protections: list[str] = Field(default_factory=list, description="what was applied when no attack could verify it")
     usage: CallUsage = Field(default_factory=CallUsage)
-
-    @property
-    def protected(self) -> bool:
-        return self.score > self.k
 
 
 class UtilityResult(BaseModel):
@@ -119,6 +118,28 @@ class Task(BaseModel):
     label: str | None = None
     original: str = ""
     doc_id: str = ""
+
+    def privacy_met(self, score: int) -> bool:
+        """The one definition of "privacy target met": the truth ranks at p_max or beyond."""
+        return score >= self.p_max
+
+
+PrivacyStatus = Literal["protected", "re-identified", "unverified"]
+
+
+def privacy_status(task: Task, score: int, *, verified: bool, original_score: int | None) -> PrivacyStatus:
+    """What a user may conclude from a run:
+
+    - ``re-identified``: the attacker still finds the person (rank below p_max);
+    - ``unverified``: the attacker does not find the person, but it could not find them in the
+      untouched original either, or no attack could run at all: that certifies nothing;
+    - ``protected``: an attacker that re-identifies the original no longer does.
+    """
+    if not task.privacy_met(score):
+        return "re-identified"
+    if not verified or original_score is None or task.privacy_met(original_score):
+        return "unverified"
+    return "protected"
 
 
 class Agent(ABC):

@@ -72,7 +72,7 @@ class LLMOptimizer(Optimizer):
             memory=format_memory(memory, task.k),
             instruction=instruction,
             feedback=feedback,
-            privacy=("not re-identified" if privacy.protected else f"re-identified at rank {privacy.score}"),
+            privacy=("not re-identified" if task.privacy_met(privacy.score) else f"re-identified at rank {privacy.score}"),
             utility=f"{utility.score * 100:.0f}/100",
             label=task.label or "(none given)",
         )

@@ -126,7 +126,14 @@ async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, doc
         if r.status != "done":
             raise VeilError(f"anonymization failed: {r.error}")
         payload = r.anonymized_text or ""
-        found = f"re-identified at rank {r.privacy_score}" if (r.privacy_score or 0) <= (r.k or 0) else f"not re-identified in the top {r.k}"
+        if r.privacy_status == "re-identified":
+            found = f"re-identified (rank {r.privacy_score})"
+        elif r.privacy_status == "protected":
+            found = f"protected (not re-identified in the top {r.k})"
+        else:
+            applied = f"; applied: {', '.join(r.protections)}" if r.protections else ""
+            found = ("unverified: no population to attack with (a single document)" if r.protections
+                     else "unverified: the attacker could not re-identify the original either") + applied
         print(f"veil: run {r.run_id}: {found}; utility {r.utility_score:.2f}; see `veil trace show {r.run_id}`", file=sys.stderr)
     if out:
         atomic_write_text(out, payload)
@@ -137,9 +144,10 @@ async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, doc
     failed = [r for r in ordered if r.status != "done"]
     ok = [r for r in ordered if r.status == "done"]
     if len(docs) > 1 or failed:
-        met = sum(r.privacy_target_met for r in ok)
+        counts = {s: sum(r.privacy_status == s for r in ok) for s in ("protected", "unverified", "re-identified")}
         print(
-            f"veil: {len(ok)}/{len(docs)} anonymized in {seconds:.1f}s; privacy target met for {met}; "
+            f"veil: {len(ok)}/{len(docs)} anonymized in {seconds:.1f}s; "
+            + ", ".join(f"{n} {s}" for s, n in counts.items()) + "; "
             f"mean utility {mean([r.utility_score or 0 for r in ok]) if ok else 0:.2f}"
             + (f"; {len(failed)} failed (see their 'error' field)" if failed else ""),
             file=sys.stderr,

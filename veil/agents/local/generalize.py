@@ -441,6 +441,8 @@ def _continent_name(code: str | None) -> str | None:
 def _location_ladder(span: Span) -> list[str]:
     m = dict(span.meta) if span.meta.get("kind") else (place_info(span.text) or {})
     kind = m.get("kind")
+    if kind is None:
+        return []  # a place the gazetteer does not know: no truthful rung (its phrase may go)
     g = gazetteer()
     out: list[str] = []
     cc = m.get("country_code")
@@ -498,6 +500,8 @@ def candidates(span: Span, *, ctx: GeneralizeContext | None = None) -> list[str]
         return [PLACEHOLDERS[t]]
     if t == "PERSON":
         ladder = _person_ladder(span, ctx)
+    elif t == "DOB":
+        ladder = _dob_ladder(span)
     elif t == "DATE":
         ladder = _date_ladder(span)
     elif t == "YEAR":
@@ -527,6 +531,18 @@ def candidates(span: Span, *, ctx: GeneralizeContext | None = None) -> list[str]
     else:  # PROPER and anything unknown
         ladder = []
     return _clean(span.text, ladder)
+
+
+def _dob_ladder(span: Span) -> list[str]:
+    """A date of birth in any format ("02/09/1948", "on 3 March 1987"): its year's ladder
+    without the year itself (a decade at least), "in" for "on"."""
+    m = re.search(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)", span.text)
+    if not m:
+        return ["a date"]
+    ladder = year_ladder(int(m.group(1)))
+    if span.text.lower().startswith("on ") or span.meta.get("prefix") == "in":
+        ladder = [f"in {r}" for r in ladder]
+    return ladder
 
 
 def _year_from_text(span: Span) -> list[str]:

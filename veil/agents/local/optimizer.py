@@ -1,27 +1,26 @@
-"""Local optimizer: attack-driven, truthful generalization (INTACT + GreedySanitize, no LLM).
+"""The local optimizer is a *planner*: it edits grammatical units of the original text, never
+single words inside a phrase, and every rendered sentence must pass the parse check.
 
-Every edit is a *unit of the original text* — a span with its generalization ladder (from the
-span finder), a clue word outside spans, or a sentence — and the anonymized text is always rendered from the original plus
-the set of chosen edits. That keeps edits from cutting through earlier replacements and makes
-undoing one exact.
+Units (:mod:`veil.agents.local.units`) are spans (entities, dates, numbers, contacts...) with
+their truthful ladder, removable dependents (prepositional phrases, appositives, clauses,
+conjuncts, modifiers) and sentences. The text is always rendered from the original plus the set
+of chosen edits, sentence by sentence, so an edit is undone exactly and a candidate edit costs
+one short sentence to re-render and re-tokenize.
 
-Privacy mode:
-1. always: names become consistent pseudonyms / role nouns (the same replacement for every
-   mention across the batch), contact details and ids become placeholders, deny-listed terms
-   go;
-2. then, while the simulated attacker still finds the person (rank <= p_max), the units that
-   help it most per content word they hold (GreedySanitize's gain against the cost of what is
-   withheld) are edited, each with the MOST SPECIFIC candidate of its ladder that takes away
-   (nearly) as much of the attacker's score as deleting it would — the attack is re-run per
-   candidate (INTACT's selection); a clue word outside spans can only be deleted (NAP²);
-3. if units run out and the attacker still wins, whole sentences are deleted.
-Utility mode: edits the privacy target does not need are undone (latest first), then each
-remaining generalization steps back to the most specific level that keeps the attacker beyond
-p_max. Names, contact details and deny-listed terms are never restored. Words of the label
-(the downstream task) and allow-listed terms are never edited.
-
-The plan is deterministic, so a call recomputes it from the original (a few milliseconds)
-instead of keeping state between calls; a resumed run gets the same edits.
+Privacy mode, in order (each edit kept only if its sentence still parses as English):
+1. direct identifiers always: names become the pronoun the text uses for its subject, or a
+   consistent pseudonym; contacts, ids, addresses go with the phrase that holds them
+   ("call me at 555-...": "call me") or become a placeholder; dates of birth become decades;
+2. the policy (``data/policy.json``): every span of a known type at its policy level
+   (dates to decades, places to regions, organisations and events to their kind, numbers to
+   ranges);
+3. while the simulated attacker still wins, the units that help it most per word they hold go
+   one rung up their ladder or are deleted (INTACT's choice of the most specific option that
+   takes (nearly) as much of the attacker's score away as deletion; GreedySanitize's gain per
+   cost), fed by the P-Evaluator's clues;
+4. as a last resort, whole sentences.
+Utility mode undoes the attacker-driven edits that the privacy target does not need and steps
+generalizations back down their ladders. Direct identifiers and the policy floor stay.
 """
 
 from __future__ import annotations
@@ -29,119 +28,291 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from veil import nlp
 from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult, PrivacyResult, Task, UtilityResult
-from veil.agents.local.generalize import GeneralizeContext, apply, candidates
+from veil.agents.local.generalize import GeneralizeContext, apply
 from veil.agents.local.p_evaluator import LocalPrivacyEvaluator, rank_tokens
+from veil.agents.local.policy import Policy, SubjectInfo, load_policy
 from veil.agents.local.retrieval import tokenize
-from veil.agents.local.spans import Span, deny_spans, find_spans
+from veil.agents.local.spans import Span, deny_spans, find_spans, fold
+from veil.agents.local.units import Constituent, constituents
 from veil.agents.local.world import LocalWorld
 
-ALWAYS = {"PERSON", "EMAIL", "PHONE", "URL", "ID", "DENY"}
-_WORD = re.compile(r"\w\w+")
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _WS = re.compile(r"[ \t]{2,}")
-_SENT_START = re.compile(r"(^|(?<=\w\w\w[.!?])\s+)([a-z])")  # not after "e.g."
-_SPACE_PUNCT = re.compile(r"\s+([,.;:)])")
-_EMPTY_PUNCT = re.compile(r"([,;:])\s*(?=[,.;:])|\(\s*\)|^[,;:]\s*|(?<=[.!?])\s*[,;:]\s*")
+_SPACE_PUNCT = re.compile(r"\s+([,.;:!?)])")
+_DOUBLE_PUNCT = re.compile(r"([,;:])\s*([,.;:!?])")
+_OPEN_PAREN_SPACE = re.compile(r"\(\s+")
+_MALE = re.compile(r"\b(?:he|him|his|himself)\b", re.I)
+_FEMALE = re.compile(r"\b(?:she|her|hers|herself)\b", re.I)
+_FIRST = re.compile(r"\b(?:I|I'm|I've|I'd|my|me)\b")
+DROP_KINDS = ("prepositional phrase", "appositive", "parenthetical", "conjunct", "adverbial phrase",
+              "relative clause", "participial clause", "modifier")
+MAX_DROP_TOKENS = 12
 
 
-_DET = r"(?:his|her|their|its|the|a|an)"
-_FUNC = r"(?:of|and|or|in|at|for|with|to|by|from|on|into|including)"
-_PREP = r"(?:of|for|with|by|from|at|into|including)"  # never end a clause, never precede "and"/"of"
-_DANGLING = [
-    # a determiner whose noun was dropped: "in the.", "his of", "the and"
-    re.compile(rf"\s*\b{_FUNC}\s+{_DET}\b(?=\s*[,.;:!?)])", re.I),
-    re.compile(rf"\b{_DET}\b\s+(?={_FUNC}\b)", re.I),
-    re.compile(rf"\s*\b{_DET}\b(?=\s*[,.;:!?)])", re.I),
-    # a preposition whose object was dropped: "portraits of and", "studied with."
-    re.compile(rf"\b{_PREP}\b\s+(?=(?:of|and|or|{_PREP})\b)", re.I),
-    re.compile(rf"\s*\b(?:{_PREP}|and|or)\b(?=\s*[,.;:!?)])", re.I),
-]
+def tidy(sentence: str) -> str:
+    """Whitespace and punctuation that deletions leave behind ("a , b" -> "a, b", "in ( )"),
+    and a capital at the sentence start. Never removes a word."""
+    s = _WS.sub(" ", sentence)
+    s = _OPEN_PAREN_SPACE.sub("(", s)
+    s = _SPACE_PUNCT.sub(r"\1", s)
+    s = _DOUBLE_PUNCT.sub(lambda m: m.group(2) if m.group(2) in ".!?" else m.group(1), s)
+    s = s.strip()
+    s = re.sub(r"^[,;:]\s*", "", s)
+    if s[:1].islower():
+        s = s[0].upper() + s[1:]
+    return s
 
 
-def tidy(text: str) -> str:
-    """Clean what deletions leave behind: empty punctuation ("a, , b" -> "a, b") and function
-    words whose content word is gone ("noted for his of" -> "noted for"). Only function words
-    are removed, so no fact changes."""
-    for _ in range(3):
-        before = text
-        for pattern in _DANGLING:
-            text = pattern.sub("", text)
-        if text == before:
-            break
-    text = _EMPTY_PUNCT.sub("", text)
-    text = _SPACE_PUNCT.sub(r"\1", text)
-    text = re.sub(r"([.!?])\1+", r"\1", text)
-    text = _SENT_START.sub(lambda m: m.group(1) + m.group(2).upper(), text)
-    return _WS.sub(" ", text).strip()
+@lru_cache(maxsize=50_000)
+def sentence_ok(rendered: str, original_has_root: bool) -> tuple[bool, str]:
+    """The parse check of one rendered sentence (cached: the planner asks again and again)."""
+    if not rendered.strip():
+        return True, ""
+    doc = nlp.parse(rendered, light=True)
+    for sent in doc.sents:
+        c = nlp.check_sentence(sent, original_ok=not original_has_root)
+        if not c.ok:
+            return False, c.reason
+    return True, ""
+
+
+@lru_cache(maxsize=100_000)
+def _tokens_of(text: str) -> tuple[str, ...]:
+    return tuple(tokenize(text))
 
 
 @dataclass
 class Unit:
-    span: Span  # in the ORIGINAL text
-    kind: str  # "span" | "clause" | "sentence"
-    ladder: list[str]
-    always: bool = False
+    kind: str  # "span" | a constituent kind | "sentence"
+    start: int
+    end: int
+    sentence: int
+    text: str
+    span: Span | None = None
+    constituent: Constituent | None = None
+    options: list[str] = field(default_factory=list)  # span: replacements, most specific first
+    direct: bool = False
+    policy: str | None = None  # the policy's replacement (the floor utility mode keeps)
+    drop_unit: bool = False
+    reason: str = ""
     tokens: list[str] = field(default_factory=list)
-    more: list[Span] = field(default_factory=list)  # further occurrences edited the same way (terms)
+
+
+@dataclass
+class Analysis:
+    """What the planner needs of one original text, computed once: the parse, the sentences,
+    the spans and the units."""
+
+    text: str
+    sentences: list[tuple[int, int]]
+    has_root: list[bool]
+    units: list[Unit]
+
+
+def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny: set[str]) -> Analysis:
+    doc = nlp.parse(text)
+    sents = nlp.sentence_spans(doc)
+    live = [s for s in doc.sents if s.text.strip()]
+    has_root = [nlp.has_verbal_root(s) for s in live]
+
+    def sentence_of(pos: int) -> int:
+        for i, (a, b) in enumerate(sents):
+            if pos < b:
+                return i
+        return len(sents) - 1
+
+    spans = find_spans(text, doc=doc)
+    spans += _name_mentions(text, task.name, spans)
+    spans += list(deny_spans(text, deny))
+    spans = _resolve(spans)
+    subject = subject_info(text, task.name, spans)
+    units: list[Unit] = []
+    for s in spans:
+        si = sentence_of(s.start)
+        if s.end > sents[si][1]:  # "Colleen R." split after "R.": the span stays in its sentence
+            s = Span(s.start, sents[si][1], text[s.start:sents[si][1]], s.type, s.score, s.evidence, s.meta)
+        s = _with_slot(s, doc)
+        d = policy.decide(s, ctx, subject) if s.type != "DENY" else policy.decide(s, ctx, subject)
+        direct = s.type in policy.direct
+        options = ([d.replacement] if d.replacement is not None else []) + list(d.ladder)
+        if not options and not direct and not d.drop_unit:
+            continue
+        units.append(Unit("span", s.start, s.end, sentence_of(s.start), s.text, span=s, options=options,
+                          direct=direct, policy=d.replacement, drop_unit=d.drop_unit, reason=d.reason,
+                          tokens=list(_tokens_of(s.text))))
+    span_bounds = [(u.start, u.end) for u in units]
+    for c in constituents(doc, sents):
+        # a deletion must take a span whole or leave it alone
+        if any(c.start < e and b < c.end and not (c.start <= b and e <= c.end) for b, e in span_bounds):
+            continue
+        body = " ".join(text[p.start:p.end] for p in c.pieces)
+        units.append(Unit(c.kind, c.start, c.end, c.sentence if c.kind != "sentence" else c.sentence, body,
+                          constituent=c, tokens=list(_tokens_of(body))))
+    return Analysis(text=text, sentences=sents, has_root=has_root, units=units)
+
+
+def subject_info(text: str, name: str | None, spans: list[Span]) -> SubjectInfo:
+    male, female = len(_MALE.findall(text)), len(_FEMALE.findall(text))
+    gender = "male" if male >= 2 and male >= 3 * female else "female" if female >= 2 and female >= 3 * male else None
+    toks: set[str] = set()
+    if name:
+        toks = {fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", name) if len(t) > 1}
+    return SubjectInfo(name=name, gender=gender, first_person=bool(_FIRST.search(text)), name_tokens=toks)
+
+
+def _with_slot(s: Span, doc) -> Span:
+    """Where a person's name stands: subject, object or possessive (what a pronoun must fit)."""
+    if s.type != "PERSON":
+        return s
+    toks = [t for t in doc if s.start <= t.idx < s.end]
+    if not toks:
+        return s
+    head = max(toks, key=lambda t: (t.head.i < toks[0].i or t.head.i > toks[-1].i, t.i))
+    nxt = doc[toks[-1].i + 1] if toks[-1].i + 1 < len(doc) else None
+    meta = dict(s.meta)
+    end = s.end
+    if nxt is not None and nxt.text in ("'s", "’s", "'", "’") and nxt.tag_ == "POS":
+        meta["slot"] = "possessive"
+        end = nxt.idx + len(nxt.text)
+    elif head.dep_ in ("nsubj", "nsubjpass") and not any(t.dep_ == "appos" for t in head.children):
+        meta["slot"] = "subject"
+    elif head.dep_ in ("dobj", "pobj", "dative", "iobj") and not any(t.dep_ in ("appos", "compound") for t in head.children):
+        meta["slot"] = "object"
+    if "slot" not in meta:
+        return s
+    return Span(s.start, end, doc.text[s.start:end], s.type, s.score, s.evidence, meta)
+
+
+def _resolve(spans: list[Span]) -> list[Span]:
+    from veil.agents.local.spans import resolve_overlaps
+
+    return resolve_overlaps(spans)
 
 
 @dataclass
 class Plan:
-    original: str
-    units: list[Unit]
+    analysis: Analysis
     choice: dict[int, str] = field(default_factory=dict)  # unit index -> replacement ("" = delete)
-    order: list[int] = field(default_factory=list)  # units in the order they were edited
+    order: list[int] = field(default_factory=list)
     reasons: dict[int, str] = field(default_factory=dict)
-    restored: list[int] = field(default_factory=list)  # units utility mode undid or relaxed
+    restored: list[int] = field(default_factory=list)
+    floor: dict[int, str] = field(default_factory=dict)  # direct identifiers and the policy: never undone
 
-    def covering(self, i: int) -> int | None:
-        """A chosen clause/sentence deletion that contains unit i, if any."""
-        s = self.units[i].span
-        for j, r in self.choice.items():
-            u = self.units[j]
-            if j != i and u.kind != "span" and u.span.start <= s.start and s.end <= u.span.end:
+    @property
+    def units(self) -> list[Unit]:
+        return self.analysis.units
+
+    # -- rendering, sentence by sentence -----------------------------------------------------
+    def render_sentence(self, si: int, choice: dict[int, str] | None = None) -> str:
+        choice = self.choice if choice is None else choice
+        a, b = self.analysis.sentences[si]
+        reps: list[tuple[int, Span, str]] = []
+        for i, r in choice.items():
+            u = self.units[i]
+            if u.sentence != si:
+                continue
+            if u.kind == "sentence":
+                return ""
+            if u.constituent is not None:
+                for p in u.constituent.pieces:
+                    reps.append((p.end - p.start, Span(p.start - a, p.end - a, "", "UNIT"), p.replacement))
+            else:
+                reps.append((u.end - u.start, Span(u.start - a, u.end - a, u.text, u.span.type if u.span else "SPAN"), r))
+        if not reps:
+            return self.analysis.text[a:b]
+        reps.sort(key=lambda x: -x[0])  # apply(): the first of overlapping edits wins: wide ones first
+        return tidy(apply(self.analysis.text[a:b], [(s, r) for _, s, r in reps]))
+
+    def render(self, choice: dict[int, str] | None = None) -> str:
+        text = self.analysis.text
+        out, pos = [], 0
+        for si, (a, b) in enumerate(self.analysis.sentences):
+            out.append(text[pos:a])
+            rendered = self.render_sentence(si, choice)
+            if not rendered:
+                out[-1] = out[-1] if not out[-1].strip() else out[-1]
+                if out[-1] and not out[-1].strip() and "\n" not in out[-1]:
+                    out[-1] = ""  # the space before a deleted sentence goes with it
+            out.append(rendered)
+            pos = b
+        out.append(text[pos:])
+        joined = "".join(out)
+        return re.sub(r"[ \t]+\n", "\n", re.sub(r"(?<=\S)[ \t]{2,}", " ", joined)).strip() if joined.strip() else ""
+
+    def sentence_tokens(self, si: int, choice: dict[int, str] | None = None) -> Counter:
+        rendered = self.render_sentence(si, choice)
+        return Counter(_tokens_of(rendered))
+
+    def tokens(self, choice: dict[int, str] | None = None) -> Counter:
+        total: Counter = Counter()
+        for si in range(len(self.analysis.sentences)):
+            total.update(self.sentence_tokens(si, choice))
+        return total
+
+    def parses(self, si: int, choice: dict[int, str] | None = None) -> bool:
+        rendered = self.render_sentence(si, choice)
+        a, b = self.analysis.sentences[si]
+        if rendered == self.analysis.text[a:b]:
+            return True
+        return sentence_ok(rendered, self.analysis.has_root[si])[0]
+
+    def covering(self, i: int, choice: dict[int, str] | None = None) -> int | None:
+        """A chosen deletion that contains unit i, if any."""
+        choice = self.choice if choice is None else choice
+        u = self.units[i]
+        for j in choice:
+            w = self.units[j]
+            if j != i and w.kind != "span" and w.start <= u.start and u.end <= w.end and (w.start, w.end) != (u.start, u.end):
                 return j
         return None
 
-    def replacements(self, choice: dict[int, str] | None = None) -> list[tuple[Span, str]]:
-        choice = self.choice if choice is None else choice
-        wide = [(self.units[i].span, r) for i, r in choice.items() if self.units[i].kind == "sentence"]
-        spans = [(sp, r) for i, r in choice.items() if self.units[i].kind != "sentence"
-                 for sp in [self.units[i].span, *self.units[i].more]]
-        wide.sort(key=lambda x: -(x[0].end - x[0].start))  # apply(): the first of overlapping wins
-        return wide + spans
-
-    def render(self, choice: dict[int, str] | None = None) -> str:
-        reps = self.replacements(choice)
-        return tidy(apply(self.original, reps)) if reps else self.original
-
-    def tokens(self, choice: dict[int, str] | None = None) -> Counter:
-        """The attacker's bag of words; tidy() only drops function words, so it is skipped."""
-        reps = self.replacements(choice)
-        return Counter(tokenize(apply(self.original, reps) if reps else self.original))
+    def try_choose(self, i: int, replacement: str, reason: str) -> bool:
+        """Choose ``replacement`` for unit i if its sentence still parses."""
+        trial = {**self.choice, i: replacement}
+        if not self.parses(self.units[i].sentence, trial):
+            return False
+        self.choice = trial
+        if i not in self.order:
+            self.order.append(i)
+        self.reasons[i] = reason
+        return True
 
 
 class LocalOptimizer(Optimizer):
     engine = "local"
 
     def __init__(self, world: LocalWorld, evaluator: LocalPrivacyEvaluator, *, max_rounds: int = 20,
-                 per_round: int = 6, keep_ratio: float = 0.9, max_sentence_deletions: int = 8):
+                 per_round: int = 6, keep_ratio: float = 0.9, max_sentence_deletions: int = 8,
+                 policy: Policy | None = None):
         self.world = world
         self.evaluator = evaluator
         self.max_rounds = max_rounds
         self.per_round = per_round
         self.keep_ratio = keep_ratio
         self.max_sentence_deletions = max_sentence_deletions
-        # deterministic per (document, original, target): computed once, reused by every call
-        self._plans: dict[tuple[str, int, int, str], Plan] = {}
+        self.policy = policy or load_policy(world.options.get("policy_path"))
+        self._analyses: dict[tuple[str, int], Analysis] = {}
+        self._plans: dict[tuple, Plan] = {}
 
-    # -- units -----------------------------------------------------------------------------
     def _ctx(self, task: Task) -> GeneralizeContext:
-        return GeneralizeContext(doc_id=task.doc_id, pseudonyms=self.world.pseudonyms,
-                                 role=task.label.lower() if task.label else None,
+        return GeneralizeContext(doc_id=task.doc_id, pseudonyms=self.world.pseudonyms, role=None,
                                  allow=set(self.world.allow), deny=set(self.world.deny))
+
+    def analysis(self, task: Task) -> Analysis:
+        key = (task.doc_id, hash(task.original))
+        a = self._analyses.get(key)
+        if a is None:
+            if len(self._analyses) > 10_000:
+                self._analyses.clear()
+            a = analyse(task.original, task, self._ctx(task), self.policy, set(self.world.deny))
+            allow = {fold(x) for x in self.world.allow}
+            if allow:
+                a.units = [u for u in a.units if not (u.span is not None and fold(u.text) in allow)]
+            self._analyses[key] = a
+        return a
 
     def _protected(self, task: Task) -> set[str]:
         words = set(tokenize(task.label or ""))
@@ -153,64 +324,173 @@ class LocalOptimizer(Optimizer):
     def _is_protected(token: str, protected: set[str]) -> bool:
         return any(token == p or (len(p) >= 5 and token[:5] == p[:5]) for p in protected)
 
-    def _units(self, original: str, task: Task) -> list[Unit]:
-        ctx = self._ctx(task)
-        allow = {a.lower() for a in self.world.allow}
-        spans = find_spans(original)
-        always = [s for s in spans if s.type in ALWAYS] + list(deny_spans(original, self.world.deny))
-        always += _name_mentions(original, task.name, spans)
-        units: list[Unit] = []
-        taken: list[tuple[int, int]] = []
-        for s in sorted(always, key=lambda s: (s.start, -(s.end - s.start))):
-            if s.text.lower() in allow or any(s.start < e and b < s.end for b, e in taken):
+    # -- the plan ----------------------------------------------------------------------------
+    def _smallest_holder(self, plan: Plan, i: int) -> int | None:
+        u = plan.units[i]
+        best = None
+        for j, w in enumerate(plan.units):
+            if w.constituent is None or w.kind == "sentence" or w.kind not in DROP_KINDS:
                 continue
-            ladder = ["[redacted]"] if s.type == "DENY" else candidates(s, ctx=ctx)
-            if ladder:
-                units.append(Unit(s, "span", ladder, always=True, tokens=tokenize(s.text)))
-                taken.append((s.start, s.end))
-        for s in spans:
-            if s.type in ALWAYS or s.text.lower() in allow or any(s.start < e and b < s.end for b, e in taken):
+            if w.start <= u.start and u.end <= w.end and w.constituent.n_tokens <= MAX_DROP_TOKENS:
+                if best is None or (w.end - w.start) < (plan.units[best].end - plan.units[best].start):
+                    best = j
+        return best
+
+    def base_plan(self, task: Task) -> Plan:
+        """Steps 1 and 2: direct identifiers and the policy, no attacker. Also what the
+        publisher expects every other record of the batch to look like once released.
+        A sentence's edits are tried together first (one parse check); only a sentence that
+        then fails is planned edit by edit."""
+        plan = Plan(analysis=self.analysis(task))
+        by_sentence: dict[int, list[int]] = {}
+        for i, u in enumerate(plan.units):
+            if u.kind == "span" and (u.policy is not None or u.drop_unit):
+                by_sentence.setdefault(u.sentence, []).append(i)
+        for si, idxs in by_sentence.items():
+            trial = dict(plan.choice)
+            for i in idxs:
+                u = plan.units[i]
+                holder = self._smallest_holder(plan, i) if u.drop_unit else None
+                if holder is not None:
+                    trial[holder] = ""
+                if u.policy is not None:
+                    trial[i] = u.policy
+            if plan.parses(si, trial):
+                for i in idxs:
+                    u = plan.units[i]
+                    holder = self._smallest_holder(plan, i) if u.drop_unit else None
+                    if holder is not None:
+                        plan.order.append(holder)
+                        plan.reasons[holder] = u.reason + "; its phrase is removed"
+                    if u.policy is not None:
+                        plan.order.append(i)
+                        plan.reasons[i] = u.reason
+                plan.choice = trial
                 continue
-            units.append(Unit(s, "span", candidates(s, ctx=ctx), tokens=tokenize(s.text)))
-        covered = [(u.span.start, u.span.end) for u in units]
-        terms: dict[str, list[Span]] = {}
-        for m in _WORD.finditer(original):
-            toks = tokenize(m.group(0))
-            if toks and not any(m.start() < e and b < m.end() for b, e in covered):
-                terms.setdefault(toks[0], []).append(Span(m.start(), m.end(), m.group(0), "WORD", 1.0, "attack:clue", {}))
-        for term, occ in terms.items():  # a clue word goes everywhere at once
-            units.append(Unit(occ[0], "word", [], tokens=[term] * len(occ), more=occ[1:]))
-        for m in _SENTENCE.finditer(original):
-            seg = m.group(0)
-            start = m.start() + len(seg) - len(seg.lstrip())
-            end = m.end() - (len(seg) - len(seg.rstrip()))
-            toks = tokenize(original[start:end])
-            if toks:
-                units.append(Unit(Span(start, end, original[start:end], "SENTENCE", 1.0, "segment:sentence", {}),
-                                  "sentence", [], tokens=toks))
-        return units
+            for i in idxs:
+                self._base_edit(plan, i)
+        plan.floor = dict(plan.choice)
+        return plan
 
-    # -- the plan --------------------------------------------------------------------------
-    def _delta(self, base: Counter, remove: list[str], add: str) -> Counter:
-        """Tokens of the text after one unit's content changes (bag of words: exact for BM25)."""
-        out = base.copy()
-        out.subtract(remove)
-        out.update(tokenize(add))
-        return +out
+    def _base_edit(self, plan: Plan, i: int) -> None:
+        u = plan.units[i]
+        if u.drop_unit:
+            holder = self._smallest_holder(plan, i)
+            if holder is not None and plan.try_choose(holder, "", u.reason + "; its phrase is removed"):
+                return
+        if plan.covering(i) is not None or u.policy is None or plan.try_choose(i, u.policy, u.reason):
+            return
+        # the policy's rung does not fit the sentence: the next rungs; a direct identifier
+        # must go whatever the parse says
+        for r in u.options[1:]:
+            if plan.try_choose(i, r, u.reason):
+                return
+        if u.direct:
+            plan.choice[i] = u.policy or ""
+            plan.order.append(i)
+            plan.reasons[i] = u.reason
 
-    def _gain_choice(self, plan: Plan, i: int, base_tokens: Counter, base_score: float, task: Task) -> str | None:
-        """The most specific option of unit i that removes (nearly) as much attack score as
-        the most general one (deletion); None when no option removes anything."""
-        unit = plan.units[i]
-        options = ([c for c in unit.ladder if c] + [""]) if unit.kind == "span" else [""]
-        scores = [self._score(self._delta(base_tokens, unit.tokens, c), task) for c in options]
-        best = base_score - min(scores)
-        if best <= 1e-6:
-            return None
-        for c, sc in zip(options, scores):
-            if base_score - sc >= self.keep_ratio * best:
-                return c
-        return options[-1]
+    def privacy_plan(self, task: Task, clues: frozenset[str] = frozenset()) -> Plan:
+        plan = self.base_plan(task)
+        protected = self._protected(task)
+        allowed = {t for a in self.world.allow for t in tokenize(a)}
+        clue_weight = Counter({c: 1.0 for c in clues})
+        for _ in range(self.max_rounds):
+            tokens = plan.tokens()
+            rank, weights = rank_tokens(self.evaluator, tokens, task)
+            if task.privacy_met(rank) and not clues:
+                break
+            weights = clue_weight if task.privacy_met(rank) else weights + clue_weight
+            if not weights:
+                break
+            scored = []
+            for i, u in enumerate(plan.units):
+                if u.kind == "sentence" or plan.covering(i) is not None:
+                    continue
+                if u.kind == "span" and (u.direct or not self._next_options(plan, i)):
+                    continue
+                if u.kind != "span" and (i in plan.choice or allowed & set(u.tokens)):
+                    continue  # an allow-listed term is never deleted with its phrase
+                toks = [t for t in u.tokens if not self._is_protected(t, protected)]
+                if not toks or len(toks) < len(u.tokens) * 0.5:
+                    continue
+                w = sum(weights.get(t, 0.0) for t in set(toks))
+                if w > 0:
+                    scored.append((w / max(1, len(u.tokens)), i))
+            if not scored:
+                break
+            scored.sort(reverse=True)
+            changed = False
+            for w, i in scored[: self.per_round]:
+                if plan.covering(i) is not None:
+                    continue
+                if self._gain_choice(plan, i, task, f"helps the linking attack (weight {w:.2f} per word)"):
+                    changed = True
+            clues = frozenset()  # the P-Evaluator's clues are used in the first round only
+            clue_weight = Counter()
+            if not changed:
+                break
+        # last resort: delete the sentences that help the attacker most (never the last one)
+        for _ in range(self.max_sentence_deletions):
+            tokens = plan.tokens()
+            rank, weights = rank_tokens(self.evaluator, tokens, task)
+            if not task.privacy_met(rank) and weights:
+                # a sentence that carries the task's label or an allow-listed term stays
+                live = [i for i, u in enumerate(plan.units) if u.kind == "sentence" and i not in plan.choice
+                        and not any(self._is_protected(t, protected) for t in u.tokens)]
+                if len(live) <= 1:
+                    break
+                w, i = max((sum(weights.get(t, 0.0) for t in set(plan.units[i].tokens)), i) for i in live)
+                if w <= 0:
+                    break
+                plan.choice[i] = ""
+                plan.order.append(i)
+                plan.reasons[i] = "no truthful generalization defeats the attack"
+            else:
+                break
+        return plan
+
+    def _next_options(self, plan: Plan, i: int) -> list[str]:
+        u = plan.units[i]
+        current = plan.choice.get(i)
+        if current is None:
+            return list(u.options)
+        if current in u.options:
+            return u.options[u.options.index(current) + 1:]
+        return []
+
+    def _gain_choice(self, plan: Plan, i: int, task: Task, reason: str) -> bool:
+        """The most specific option of unit i that removes (nearly) as much attack score as the
+        most general one (deleting it, or the smallest phrase that holds it). Only options
+        whose sentence still parses are considered."""
+        u = plan.units[i]
+        base_tokens = plan.tokens()
+        base = self._score(base_tokens, task)
+        si = u.sentence
+        old_si = plan.sentence_tokens(si)
+        trials: list[tuple[int, str]] = []
+        if u.kind == "span":
+            trials = [(i, c) for c in self._next_options(plan, i)]
+            holder = self._smallest_holder(plan, i)
+            if holder is not None and holder not in plan.choice:
+                trials.append((holder, ""))
+        else:
+            trials = [(i, "")]
+        scored = []
+        for j, c in trials:
+            trial = {**plan.choice, j: c}
+            tokens = base_tokens - old_si + plan.sentence_tokens(si, trial)
+            scored.append((j, c, self._score(tokens, task)))
+        # the parse is checked lazily, most specific acceptable option first
+        while scored:
+            best = base - min(s for _, _, s in scored)
+            if best <= 1e-6:
+                return False
+            j, c, _ = next(x for x in scored if base - x[2] >= self.keep_ratio * best)
+            if plan.try_choose(j, c, reason):
+                return True
+            scored = [x for x in scored if (x[0], x[1]) != (j, c)]
+        return False
 
     def _score(self, tokens: Counter, task: Task) -> float:
         """The attacker's total BM25 score for the true record (all samples): what edits lower."""
@@ -223,112 +503,25 @@ class LocalOptimizer(Optimizer):
             return w.pop_pool.score_doc(list(tokens.elements()), w.pop_pool.tokens[truth])
         return sum(w.release_pool.score_doc(q, tokens) for q in attack.queries)  # type: ignore[union-attr]
 
-    def privacy_plan(self, task: Task) -> Plan:
-        original = task.original
-        plan = Plan(original=original, units=self._units(original, task))
-        for i, u in enumerate(plan.units):
-            if u.always:
-                plan.choice[i] = u.ladder[0]
-                plan.order.append(i)
-                plan.reasons[i] = f"{u.span.type.lower()} is always replaced"
-        protected = self._protected(task)
-        for _ in range(self.max_rounds):
-            tokens = plan.tokens()
-            rank, weights = rank_tokens(self.evaluator, tokens, task)
-            if rank > task.p_max or not weights:
-                return plan
-            scored = []
-            for i, u in enumerate(plan.units):
-                if i in plan.choice or u.kind == "sentence" or plan.covering(i) is not None:
-                    continue
-                toks = [t for t in u.tokens if not self._is_protected(t, protected)]
-                if not toks:
-                    continue
-                w = sum(weights.get(t, 0.0) for t in set(toks))
-                if w > 0:
-                    scored.append((w / len(u.tokens), i))
-            if not scored:
-                break
-            scored.sort(reverse=True)
-            base = self._score(tokens, task)
-            changed = False
-            for w, i in scored[: self.per_round]:
-                if plan.covering(i) is not None:
-                    continue
-                c = self._gain_choice(plan, i, tokens, base, task)
-                if c is None:
-                    continue
-                tokens = self._delta(tokens, plan.units[i].tokens, c)
-                base = self._score(tokens, task)
-                plan.choice[i] = c
-                plan.order.append(i)
-                plan.reasons[i] = f"helps the linking attack (weight {w:.2f} per word)"
-                changed = True
-            if not changed:
-                break
-        # last resort: delete the sentences that help the attacker most
-        exhausted = False
-        for _ in range(self.max_sentence_deletions):
-            tokens = plan.tokens()
-            rank, weights = rank_tokens(self.evaluator, tokens, task)
-            if rank > task.p_max or not weights:
-                break
-            allowed = {t for a in self.world.allow for t in tokenize(a)}
-            live = [i for i, u in enumerate(plan.units)
-                    if u.kind == "sentence" and i not in plan.choice and not allowed & set(u.tokens)]
-            if len(live) <= 1:
-                exhausted = True
-                break
-            w, i = max((sum(weights.get(t, 0.0) for t in set(plan.units[i].tokens)), i) for i in live)
-            if w <= 0:
-                break
-            plan.choice[i] = ""
-            plan.order.append(i)
-            plan.reasons[i] = "no truthful generalization defeats the attack"
-        # the subject's role noun ("the architect") repeats the protected label word in every
-        # mention; when the attacker still wins with one sentence left (small batches, few
-        # records sharing the label), the neutral placeholder goes in. Not earlier: on DB-bio
-        # the role noun carries the occupation (accuracy 0.95 -> 0.84 when used more widely).
-        tokens = plan.tokens()
-        if exhausted and rank_tokens(self.evaluator, tokens, task)[0] <= task.p_max:
-            role = {i: u.ladder[1] for i, u in enumerate(plan.units)
-                    if u.always and len(u.ladder) > 1 and plan.choice.get(i) == u.ladder[0]
-                    and any(self._is_protected(t, protected) for t in tokenize(u.ladder[0]))}
-            if role:
-                trial = {**plan.choice, **role}
-                if rank_tokens(self.evaluator, plan.tokens(trial), task)[0] > rank_tokens(self.evaluator, tokens, task)[0]:
-                    plan.choice = trial
-                    for i in role:
-                        plan.reasons[i] = "the role noun repeated the task's word the attacker knows"
-        return plan
-
     def restore(self, plan: Plan, task: Task) -> list[int]:
-        """Undo what the privacy target does not need; returns the units restored or relaxed."""
+        """Undo what the privacy target does not need; returns the units restored or relaxed.
+        The policy floor (direct identifiers, policy rungs) is never undone."""
+        floor = plan.floor
         changed = []
-        tokens = plan.tokens()
-        for i in reversed(plan.order):
-            u = plan.units[i]
-            if u.always or i not in plan.choice or plan.covering(i) is not None:
+        for i in reversed(list(plan.order)):
+            if i in floor or i not in plan.choice or plan.covering(i) is not None:
                 continue
-            trial_tokens = self._delta(tokens, list(Counter(tokenize(plan.choice[i])).elements()), u.span.text)
-            if rank_tokens(self.evaluator, trial_tokens, task)[0] > task.p_max:
-                del plan.choice[i]
-                tokens = trial_tokens
+            trial = {k: v for k, v in plan.choice.items() if k != i}
+            u = plan.units[i]
+            if u.kind == "span" and u.policy is not None:
+                trial[i] = u.policy
+                if trial.get(i) == plan.choice.get(i):
+                    continue
+            if not plan.parses(u.sentence, trial):
+                continue
+            if task.privacy_met(rank_tokens(self.evaluator, plan.tokens(trial), task)[0]):
+                plan.choice = trial
                 changed.append(i)
-        for i in list(plan.choice):
-            u = plan.units[i]
-            if u.always or u.kind != "span" or plan.covering(i) is not None:
-                continue
-            ladder = [c for c in u.ladder if c]
-            current = plan.choice[i]
-            level = ladder.index(current) if current in ladder else len(ladder)
-            for c in ladder[:level]:  # more specific first
-                trial_tokens = self._delta(tokens, tokenize(current), c)
-                if rank_tokens(self.evaluator, trial_tokens, task)[0] > task.p_max:
-                    plan.choice[i] = c
-                    tokens = trial_tokens
-                    changed.append(i)
-                    break
         return changed
 
     def _edits(self, plan: Plan, units: list[int], operation: str | None = None) -> list[Edit]:
@@ -336,20 +529,24 @@ class LocalOptimizer(Optimizer):
         for i in units:
             u = plan.units[i]
             r = plan.choice.get(i)
+            before = u.text
             if r is None:
-                out.append(Edit(before=u.span.text, after=u.span.text, operation="restore",
-                                reason="not needed for the privacy target"))
+                out.append(Edit(before=before, after=before, operation="restore", reason="not needed for the privacy target"))
+                continue
+            if u.kind != "span":
+                op = "delete"
             else:
-                op = operation or ("delete" if r == "" else "obscure" if u.always and u.span.type != "PERSON" else "generalize")
-                out.append(Edit(before=u.span.text, after=r, operation=op, reason=plan.reasons.get(i, "")))
+                op = operation or ("delete" if r == "" else "obscure" if u.direct and u.span and u.span.type != "PERSON"
+                                   else "generalize")
+            out.append(Edit(before=before, after=r, operation=op, reason=plan.reasons.get(i, u.reason)))
         return out
 
-    def _plan(self, task: Task, mode: Mode) -> tuple[Plan, list[int]]:
-        key = (task.doc_id, hash(task.original), task.p_max, mode)
+    def _plan(self, task: Task, mode: Mode, clues: frozenset[str]) -> tuple[Plan, list[int]]:
+        key = (task.doc_id, hash(task.original), task.p_max, mode, clues)
         if key not in self._plans:
             if len(self._plans) > 10_000:
                 self._plans.clear()
-            plan = self.privacy_plan(task)
+            plan = self.privacy_plan(task, clues)
             if mode == "utility":
                 plan.restored = self.restore(plan, task)
             self._plans[key] = plan
@@ -358,13 +555,15 @@ class LocalOptimizer(Optimizer):
 
     async def optimize(self, text: str, task: Task, mode: Mode, privacy: PrivacyResult, utility: UtilityResult,
                        memory: list[MemoryEntry]) -> OptimizerResult:
-        plan, restored = self._plan(task, mode)
-        if mode == "privacy":
-            new = plan.render()
-            edits = self._edits(plan, plan.order)
-        else:
-            new = plan.render()
-            edits = self._edits(plan, restored, operation="restore")
+        # one plan per graph iteration: when the P-Evaluator still wins against a version the
+        # plan thought safe (a stronger attacker than the plan's own BM25), its clues weigh in
+        clues: frozenset[str] = frozenset()
+        if mode == "privacy" and text != task.original and not task.privacy_met(privacy.score):
+            clues = frozenset(t for c in privacy.clues for t in tokenize(c))
+        plan, restored = self._plan(task, mode, clues)
+        new = plan.render()
+        edits = self._edits(plan, plan.order if mode == "privacy" else restored,
+                            operation=None if mode == "privacy" else "restore")
         if new.strip() == text.strip():
             return OptimizerResult(text=text, edits=[], rationale=f"no further {mode} edit helps")
         return OptimizerResult(text=new, edits=edits, rationale=f"{len(edits)} edits in {mode} mode")
@@ -377,6 +576,17 @@ def _name_mentions(text: str, name: str | None, spans: list[Span]) -> list[Span]
     out = []
     for p in (p for p in re.findall(r"[A-Z][\w'-]+", name) if len(p) > 2):
         for m in re.finditer(rf"(?<!\w){re.escape(p)}(?!\w)", text):
-            if not any(m.start() < s.end and s.start < m.end() for s in spans if s.type in ALWAYS):
+            if not any(m.start() < s.end and s.start < m.end() for s in spans if s.type == "PERSON"):
                 out.append(Span(m.start(), m.end(), m.group(0), "PERSON", 0.9, "ground-truth name", {}))
-    return out
+    # "Margarethe" + "Vollrath" side by side are one mention of one person
+    merged: list[Span] = []
+    for s in sorted(out, key=lambda s: s.start):
+        if merged and not text[merged[-1].end:s.start].strip() and s.start >= merged[-1].end:
+            p = merged[-1]
+            merged[-1] = Span(p.start, s.end, text[p.start:s.end], "PERSON", 0.9, "ground-truth name", {})
+        else:
+            merged.append(s)
+    return merged
+
+
+__all__ = ["LocalOptimizer", "Plan", "Unit", "analyse", "tidy", "sentence_ok"]

@@ -129,6 +129,7 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
             pos = ranking.index(truth) + 1 if truth is not None else len(ranking) + 1
             per_target["full_text"] = cap_rank(pos, task.k, len(w.population))
         clues: list[str] = []
+        verified = True
         if not w.population_is_batch:
             score = per_target.get("full_text", task.k + 1)
             if truth is not None and score <= task.k:
@@ -141,6 +142,7 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
             score = 1 if direct else task.k + 1
             clues = direct[:12]
             per_target["direct_identifiers"] = score
+            verified = False
         else:
             score, clues = self.partial_knowledge_rank(text, task)
             per_target["partial_knowledge"] = score
@@ -150,6 +152,8 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
             guesses=guesses,
             clues=clues,
             per_target=per_target,
+            verified=verified,
+            protections=[] if verified else PROTECTIONS,
             explanation=(
                 "full-text retrieval over the knowledge base" if not w.population_is_batch
                 else "partial-knowledge linking attack over the batch" if "partial_knowledge" in per_target
@@ -158,7 +162,9 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
         )
 
 
-DIRECT = {"PERSON", "EMAIL", "PHONE", "URL", "ID"}
+DIRECT = {"PERSON", "EMAIL", "PHONE", "URL", "ID", "DOB", "ADDRESS"}
+# what the plan applies to every document, population or not (reported when no attack can run)
+PROTECTIONS = ["names", "contacts and ids", "addresses", "dates of birth", "the generalization policy"]
 PLACEHOLDER = re.compile(r"(?:Person [A-Z]{1,3}|\[\w+\]|(?:the|a|an) [a-z ]+)", re.I)  # veil's own replacements
 
 

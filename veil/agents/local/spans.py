@@ -32,6 +32,7 @@ DATA_DIR = Path(__file__).parent / "data"
 
 TYPES = frozenset(
     "PERSON DATE YEAR DECADE AGE NUMBER MONEY LOCATION NATIONALITY ORG TITLE AWARD EVENT EMAIL PHONE URL ID "
+    "DOB ADDRESS WORK PRODUCT "
     "GENDERED PROPER".split()
 )
 
@@ -205,38 +206,65 @@ def admin1_name(country_code: str | None, admin1_code: str | None) -> str | None
 
 
 # ------------------------------------------------------------------------------------------
-# presidio pattern recognizers (no NLP engine, no network)
+# Presidio: its AnalyzerEngine over veil's spaCy pipeline, with veil's own recognizers
 # ------------------------------------------------------------------------------------------
-_PRESIDIO: list | None = None
+_ANALYZER: Any = None
 _PRESIDIO_LOCK = threading.Lock()
-_PRESIDIO_TYPES = {
+# Presidio entity -> veil span type
+PRESIDIO_TYPES = {
     "EMAIL_ADDRESS": "EMAIL", "PHONE_NUMBER": "PHONE", "URL": "URL", "IP_ADDRESS": "ID", "CREDIT_CARD": "ID",
-    "IBAN_CODE": "ID", "US_SSN": "ID",
+    "IBAN_CODE": "ID", "US_SSN": "ID", "MEDICAL_RECORD": "ID", "ACCOUNT_ID": "ID", "DATE_OF_BIRTH": "DOB",
+    "STREET_ADDRESS": "ADDRESS", "POSTAL_CODE": "ADDRESS",
 }
-_PRE_EMAIL = re.compile(r"\w@\w")
-_PRE_URL = re.compile(r"https?://|www\d{0,3}\.|\b[\w-]+\.(?:com|org|net|edu|gov|io|info|co\.uk|de|fr)\b", re.I)
-_PRE_DIGITS = re.compile(r"(?:\+?\d[\s().-]{0,3}){7,}")
-_PRE_IP = re.compile(r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|\b[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\b", re.I)
-_PRE_IBAN = re.compile(r"\b[A-Z]{2}\d{2}\s?[A-Z0-9]{4}")
+_MONTHS_RX = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+              r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?")
+_STREET_KINDS = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|"
+                 r"Parkway|Pkwy|Highway|Hwy|Circle|Cir|Square|Sq|Close|Crescent|Row|Alley|Trail)")
+# veil's recognizers, as data: (entity, pattern name, regex, score). Presidio's PatternRecognizer
+# runs them with the `regex` module (variable-width look-behind), so a label such as "MRN" is
+# context, not part of the span.
+VEIL_PATTERNS = [
+    ("MEDICAL_RECORD", "mrn", r"(?<=\b(?:MRN|MR#|[Mm]edical [Rr]ecord(?: [Nn]umber| [Nn]o\.?)?|[Pp]atient ID)\s*[:#]?\s*)"
+     r"[A-Z]{0,3}\d{3,12}(?:-\d{2,8})*\b", 0.9),
+    ("ACCOUNT_ID", "labelled_id", r"(?<=\b(?:[Aa]ccount|[Aa]cct\.?|[Pp]olicy|[Pp]assport|[Mm]ember|[Ll]icen[cs]e|"
+     r"[Cc]ustomer|[Oo]rder|[Cc]laim|[Cc]ase|[Rr]eference|[Rr]ef\.?|ID|[Ii]nvoice|[Tt]icket|[Ss]ocial [Ss]ecurity|SSN|"
+     r"[Ff]ile|[Ss]ort [Cc]ode|[Rr]outing|IBAN|[Bb]ooking|[Cc]onfirmation|[Ee]mployee|[Ss]tudent|[Pp]atient|[Pp]late|"
+     r"[Rr]egistration|[Ss]erial|[Aa]pplication|[Vv]isa|NHS|[Tt]racking)"
+     r"(?:\s+(?:[Nn]umber|[Nn]o\.?|ID))?\s*[:#]?\s*)(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,}\b", 0.85),
+    ("DATE_OF_BIRTH", "dob", r"(?<=\b(?:DOB|D\.O\.B\.|[Dd]ate of [Bb]irth|[Bb]orn(?: on)?|[Bb]irthday(?: is)?)\s*[:,]?\s*)"
+     rf"(?:\d{{1,2}}[/.-]\d{{1,2}}[/.-](?:\d{{4}}|\d{{2}})|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS_RX}\s*,?\s+\d{{4}}|"
+     rf"{_MONTHS_RX}\s+\d{{1,2}}(?:st|nd|rd|th)?\s*,?\s+\d{{4}}|\d{{4}}-\d{{2}}-\d{{2}})", 0.9),
+    ("STREET_ADDRESS", "street", r"\b\d{1,6}[A-Za-z]?\s+(?:[NSEW]\.?\s+)?(?:[A-Z][\w'’-]*\s+){1,4}" + _STREET_KINDS
+     + r"\b\.?(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat)\.?\s*#?\w+)?", 0.85),
+    ("POSTAL_CODE", "us_zip", r"(?<=\b[A-Z]{2}\s{1,2})\d{5}(?:-\d{4})?\b", 0.8),
+    ("POSTAL_CODE", "uk_postcode", r"\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b", 0.7),
+    ("PHONE_NUMBER", "nanp", r"(?<![\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\d-])", 0.75),
+    ("PHONE_NUMBER", "international", r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,5}\)?){2,5}(?!\d)", 0.7),
+]
 
 
-def _presidio() -> list:
-    """(pre-filter, recognizer, entity) triples, built once."""
-    global _PRESIDIO
-    if _PRESIDIO is not None:
-        return _PRESIDIO
+def analyzer():
+    """Presidio's AnalyzerEngine with a SpacyNlpEngine over :func:`veil.nlp.nlp` (no second
+    model load, no download), Presidio's pattern recognizers and veil's (``VEIL_PATTERNS``)."""
+    global _ANALYZER
+    if _ANALYZER is not None:
+        return _ANALYZER
     with _PRESIDIO_LOCK:
-        if _PRESIDIO is None:
-            _PRESIDIO = _build_presidio()
-    return _PRESIDIO
+        if _ANALYZER is None:
+            _ANALYZER = _build_analyzer()
+    return _ANALYZER
 
 
-def _build_presidio() -> list:
+def _build_analyzer():
     import tldextract
+    from presidio_analyzer import AnalyzerEngine, Pattern, PatternRecognizer, RecognizerRegistry
+    from presidio_analyzer.nlp_engine import SpacyNlpEngine
     from presidio_analyzer.predefined_recognizers import (
         CreditCardRecognizer, EmailRecognizer, IbanRecognizer, IpRecognizer, PhoneRecognizer, UrlRecognizer,
         UsSsnRecognizer,
     )
+
+    from veil import nlp as _nlp
 
     # the default tldextract extractor downloads the public suffix list on first use: use the
     # snapshot bundled with the package instead, and never write a cache
@@ -246,34 +274,59 @@ def _build_presidio() -> list:
         def validate_result(self, pattern_text: str):  # noqa: D102
             return offline(pattern_text).fqdn != ""
 
-    return [
-        (_PRE_EMAIL, OfflineEmailRecognizer(), "EMAIL_ADDRESS"),
-        (_PRE_URL, UrlRecognizer(), "URL"),
-        (_PRE_DIGITS, PhoneRecognizer(supported_regions=("US", "GB", "DE", "FR", "IN", "CA", "AU")), "PHONE_NUMBER"),
-        (_PRE_DIGITS, CreditCardRecognizer(), "CREDIT_CARD"),
-        (_PRE_DIGITS, UsSsnRecognizer(), "US_SSN"),
-        (_PRE_IBAN, IbanRecognizer(), "IBAN_CODE"),
-        (_PRE_IP, IpRecognizer(), "IP_ADDRESS"),
-    ]
+    engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": _nlp.MODEL}])
+    engine.nlp = {"en": _nlp.nlp()}  # the already loaded pipeline: one model in memory
+    registry = RecognizerRegistry(supported_languages=["en"])
+    for rec in (OfflineEmailRecognizer(), UrlRecognizer(), CreditCardRecognizer(), UsSsnRecognizer(), IbanRecognizer(),
+                IpRecognizer(), PhoneRecognizer(supported_regions=("US", "GB", "DE", "FR", "IN", "CA", "AU"))):
+        registry.add_recognizer(rec)
+    by_entity: dict[str, list] = {}
+    for entity, name, rx, score in VEIL_PATTERNS:
+        by_entity.setdefault(entity, []).append(Pattern(name=name, regex=rx, score=score))
+    for entity, patterns in by_entity.items():
+        registry.add_recognizer(PatternRecognizer(supported_entity=entity, patterns=patterns,
+                                                  name=f"Veil{entity.title().replace('_', '')}Recognizer"))
+    return AnalyzerEngine(nlp_engine=engine, registry=registry, supported_languages=["en"])
 
 
-def _presidio_spans(text: str) -> list[Span]:
-    if not (_PRE_EMAIL.search(text) or _PRE_URL.search(text) or _PRE_DIGITS.search(text) or _PRE_IP.search(text)
-            or _PRE_IBAN.search(text)):
-        return []
+def _artifacts(doc):
+    from presidio_analyzer.nlp_engine import NlpArtifacts
+
+    a = analyzer()
+    return NlpArtifacts(entities=list(doc.ents), tokens=doc, tokens_indices=[t.idx for t in doc],
+                        lemmas=[t.lemma_ for t in doc], nlp_engine=a.nlp_engine, language="en")
+
+
+def _presidio_spans(text: str, doc=None) -> list[Span]:
+    from veil import nlp as _nlp
+
+    doc = doc if doc is not None else _nlp.parse(text)
     out = []
-    for pre, rec, entity in _presidio():
-        if not pre.search(text):
+    results = analyzer().analyze(text, language="en", entities=list(PRESIDIO_TYPES), nlp_artifacts=_artifacts(doc))
+    for r in results:
+        if r.score < 0.3:
             continue
-        for r in rec.analyze(text, [entity], nlp_artifacts=None):
-            if r.score < 0.3:
+        frag = text[r.start:r.end]
+        if r.entity_type == "URL" and not _PRE_URL.search(frag):
+            continue  # "U.S", "St.Louis"... match presidio's bare-domain pattern
+        rec = (r.recognition_metadata or {}).get("recognizer_name", "presidio")
+        start = r.start
+        if r.entity_type == "DATE_OF_BIRTH":
+            m = re.search(r"\bon\s+$", text[max(0, r.start - 4):r.start])
+            if m:  # "born on 3 March 1987" -> "born in the 1980s": the preposition goes with the date
+                start = r.start - (len(text[max(0, r.start - 4):r.start]) - m.start())
+                frag = text[start:r.end]
+            elif re.search(r"\bborn\s+$", text[max(0, r.start - 6):r.start], re.I):
+                frag = text[start:r.end]
+                out.append(Span(start, r.end, frag, "DOB", float(min(1.0, r.score)), f"presidio:{rec}",
+                                {"entity": r.entity_type, "prefix": "in"}))
                 continue
-            frag = text[r.start:r.end]
-            if entity == "URL" and not _PRE_URL.search(frag):
-                continue  # "U.S", "St.Louis"... match presidio's bare-domain pattern
-            out.append(Span(r.start, r.end, frag, _PRESIDIO_TYPES[entity], float(min(1.0, r.score)),
-                            f"presidio:{type(rec).__name__.replace('Offline', '')}", {"entity": entity}))
+        out.append(Span(start, r.end, frag, PRESIDIO_TYPES[r.entity_type], float(min(1.0, r.score)),
+                        f"presidio:{rec.replace('Offline', '')}", {"entity": r.entity_type}))
     return out
+
+
+_PRE_URL = re.compile(r"https?://|www\d{0,3}\.|\b[\w-]+\.(?:com|org|net|edu|gov|io|info|co\.uk|de|fr)\b", re.I)
 
 
 # ------------------------------------------------------------------------------------------
@@ -565,7 +618,6 @@ def _title_like(text: str, m: re.Match) -> bool:
 # ------------------------------------------------------------------------------------------
 _ABBREV = frozenset("mr mrs ms dr st jr sr mt ft gen col lt sgt capt prof rev no inc co corp ltd bros vs gov sen rep "
                     "calif mass fla ill penn wash ore tex va pa ga md n.y d.c u.s u.k".split())
-RE_TOKEN = re.compile(r"(?:[A-Z]\.){2,}|[^\W\d_][\w'’&-]*(?:\.(?=\s*[,)]?\s*[a-z]))?|\d+(?:st|nd|rd|th)?")
 _CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das y the for and & on upon am zu in".split())
 _LEAD_ADVERBS = frozenset("later today afterwards eventually meanwhile however subsequently then there here also "
                           "nevertheless thereafter currently recently formerly initially finally additionally".split())
@@ -578,24 +630,6 @@ class _Tok:
     start: int
     end: int
     text: str
-
-
-def _tokens(text: str) -> list[_Tok]:
-    toks = []
-    for m in RE_TOKEN.finditer(text):
-        t = m.group(0)
-        s, e = m.start(), m.end()
-        # possessive
-        if t.endswith(("'s", "’s")):
-            t, e = t[:-2], e - 2
-        elif t.endswith(("'", "’")):
-            t, e = t[:-1], e - 1
-        # abbreviations keep their period ("Mr.", "St.", "Jr.", single initials "A.")
-        if e < len(text) and text[e] == "." and (t.lower() in _ABBREV or (len(t) == 1 and t.isupper())):
-            t, e = t + ".", e + 1
-        if t:
-            toks.append(_Tok(s, e, t))
-    return toks
 
 
 def _is_sentence_start(text: str, pos: int) -> bool:
@@ -614,64 +648,6 @@ def _is_sentence_start(text: str, pos: int) -> bool:
             return False
         return True
     return False
-
-
-_QUOTE_OPEN = frozenset((' "', ' \\"', " “", " '"))
-_QUOTE_CLOSE = frozenset(('" ', '\\" ', "” ", "' "))
-
-
-def _chunks(text: str, toks: list[_Tok]) -> list[tuple[int, int]]:
-    """Index ranges [i, j) of capitalised-token runs, joined over connectors."""
-    out = []
-    i, n = 0, len(toks)
-    while i < n:
-        t = toks[i]
-        if not t.text[:1].isupper():
-            i += 1
-            continue
-        j = i + 1
-        while j < n:
-            gap = text[toks[j - 1].end:toks[j].start]
-            tj = toks[j]
-            if (gap in (" ", "\u00a0") or gap in _QUOTE_OPEN or gap in _QUOTE_CLOSE) and tj.text[:1].isupper():
-                if gap in _QUOTE_OPEN:  # nickname: Jacques "Toto" Brugnon
-                    if (j + 1 < n and text[tj.end:toks[j + 1].start] in _QUOTE_CLOSE
-                            and toks[j + 1].text[:1].isupper()):
-                        j += 2
-                        continue
-                    break
-                if gap in _QUOTE_CLOSE:
-                    break
-                j += 1
-                continue
-            if gap == " " and tj.text.lower() in _CONNECTORS and tj.text.islower():
-                # connector(s) followed by a capitalised token
-                k = j
-                while k < n and toks[k].text.lower() in _CONNECTORS and toks[k].text.islower() and text[toks[k - 1].end:toks[k].start] == " ":
-                    k += 1
-                conns = [toks[x].text.lower() for x in range(j, k)]
-                if k < n and toks[k].text == "The":
-                    break  # "Myers of The Daily Telegraph"
-                if conns == ["in"] and toks[j - 1].text not in ("Prize", "Award", "Medal"):
-                    break  # only "Nobel Prize in Physics"
-                if (k < n and text[toks[k - 1].end:toks[k].start] == " " and toks[k].text[:1].isupper()
-                        and "and" not in conns and len(conns) <= 2 and conns[0] != "the"):
-                    j = k + 1
-                    continue
-                if (k < n and conns == ["and"] and text[toks[k - 1].end:toks[k].start] == " " and toks[k].text[:1].isupper()
-                        and _is_org_joinable(toks, i, j, k)):
-                    j = k + 1
-                    continue
-            break
-        out.append((i, j))
-        i = j
-    return out
-
-
-def _is_org_joinable(toks: list[_Tok], i: int, j: int, k: int) -> bool:
-    """'Museum of Arts and Design', 'Arts and Crafts': join over 'and' only inside an org-like name."""
-    left = [t.text.lower() for t in toks[i:j]]
-    return "of" in left and any(w in lexicon()["org_heads"] for w in left)
 
 
 _COMPASS = re.compile(r"^(?:north|south|east|west|northern|southern|eastern|western|central|northeast|northwest|"
@@ -868,19 +844,63 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
 _NAME_CUE = re.compile(r"\s*(?:\(|,\s+(?:an?|the)\s|\s+(?:was|is|has|had|became|played|won|studied|graduated|received|joined|died|served|made)\b)")
 
 
-def _chunk_spans(text: str) -> list[Span]:
-    toks = _tokens(text)
-    chunks = _chunks(text, toks)
-    # pass 1: persons with a given name or honorific -> their name tokens
+# spaCy's entity labels that name something: their boundaries come from the parse, their type
+# and generalization ladder from the lexicons (:func:`_classify`), else from the label itself
+ENTITY_LABELS = frozenset("PERSON ORG GPE LOC FAC NORP EVENT WORK_OF_ART PRODUCT LAW".split())
+_LABEL_FALLBACK = {
+    "ORG": ("ORG", ["an organization"]), "FAC": ("LOCATION", []), "GPE": ("LOCATION", []), "LOC": ("LOCATION", []), "EVENT": ("EVENT", ["an event"]), "WORK_OF_ART": ("WORK", ["a work"]),
+    "PRODUCT": ("PRODUCT", ["a product"]), "LAW": ("WORK", ["a law"]),
+}
+
+
+# nouns after which a capitalised word is a person's name ("my roommate Priya")
+_PERSON_CUES = frozenset("""roommate friend wife husband son daughter brother sister mother father mom dad boss
+colleague coworker neighbor neighbour partner manager boyfriend girlfriend fiance fiancee cousin uncle aunt nephew
+niece grandson granddaughter grandmother grandfather grandma grandpa mr mrs ms dr nurse doctor""".split())
+
+
+def _doc_tokens(doc) -> list[_Tok]:
+    """spaCy's tokens as the classifier's token list (possessive "'s" is its own token there)."""
+    return [_Tok(t.idx, t.idx + len(t.text), t.text) for t in doc]
+
+
+def _entity_spans(text: str, doc) -> list[Span]:
+    toks = _doc_tokens(doc)
+    ents = []
+    for e in doc.ents:
+        if e.label_ not in ENTITY_LABELS:
+            continue
+        i, j = e.start, e.end
+        while j > i and (toks[j - 1].text in ("'s", "’s", "'", "’") or not toks[j - 1].text[:1].isalnum()):
+            j -= 1  # "Fishback's" -> "Fishback"
+        while i < j and doc[i].lower_ in ("the", "a", "an"):
+            i += 1
+        if i < j:
+            ents.append((i, j, e.label_))
     spans: list[Span] = []
     person_tokens: dict[str, set[int]] = {}
-    per_chunk: list[list[Span]] = [[] for _ in chunks]
-    for rnd in range(3):
-        for c, (i, j) in enumerate(chunks):
-            if rnd and not any(t.text.lower() in person_tokens for t in toks[i:j]):
-                continue
-            per_chunk[c] = _classify(text, toks, i, j, person_tokens)
-        spans = [s for group in per_chunk for s in group]
+    for rnd in range(2):  # pass 1 finds full names, pass 2 resolves their parts ("Fishback")
+        spans = []
+        for i, j, label in ents:
+            typed = _classify(text, toks, i, j, person_tokens) if any(
+                toks[x].text[:1].isupper() for x in range(i, j)) else []
+            if label == "PERSON" and typed and typed[0].type in ("AWARD", "EVENT", "TITLE") and j - i > 1 \
+                    and toks[i].text.lower() in lexicon()["first_names"]:
+                typed = []  # "Oscar Delacroix" is a person, not an award
+            if label == "NORP" and typed and typed[0].type == "PROPER":
+                continue  # not a nationality the lexicon knows: left to the person cues below
+            if label == "PERSON" and (not typed or typed[0].type in ("PROPER",)):
+                typed = [Span(toks[i].start, toks[j - 1].end, text[toks[i].start:toks[j - 1].end], "PERSON", 0.8,
+                              "spacy:PERSON", {})]
+            elif label in _LABEL_FALLBACK and (not typed or typed[0].type == "PROPER"
+                                               or (typed[0].type == "PERSON" and label != "NORP" and rnd == 0
+                                                   and typed[0].evidence.startswith("shape"))):
+                kind, ladder = _LABEL_FALLBACK[label]
+                info = place_info(text[toks[i].start:toks[j - 1].end]) if kind == "LOCATION" else None
+                meta = info if info else {"ladder": ladder}
+                typed = [Span(toks[i].start, toks[j - 1].end, text[toks[i].start:toks[j - 1].end], kind, 0.7,
+                              f"spacy:{label}", meta)]
+            spans.extend(typed)
         new: dict[str, set[int]] = {}
         for s in spans:
             if s.type == "PERSON" and " " in s.text.strip():
@@ -891,6 +911,24 @@ def _chunk_spans(text: str) -> list[Span]:
         if new == person_tokens:
             break
         person_tokens = new
+    # a name part the NER left untagged ("Fishback" alone) is still a mention of that person,
+    # and so is a given name the parser calls a proper noun ("my roommate Priya")
+    seen = {(s.start, s.end) for s in spans}
+    first_names = lexicon()["first_names"]
+    for t in doc:
+        lw = t.lower_
+        if not t.text[:1].isupper() or (t.ent_type_ and t.ent_type_ != "NORP") or (t.idx, t.idx + len(t.text)) in seen:
+            continue
+        if lw in person_tokens:
+            spans.append(Span(t.idx, t.idx + len(t.text), t.text, "PERSON", 0.75, "coref:name_part", {}))
+        elif t.pos_ == "PROPN" and _acronym(t.text) and t.text not in gazetteer().state_codes:
+            ladder = list(lexicon()["acronyms"].get(t.text, ["an organization"]))
+            spans.append(Span(t.idx, t.idx + len(t.text), t.text, "ORG", 0.6, "shape:acronym", {"ladder": ladder}))
+        elif t.pos_ == "PROPN" and t.text.istitle() and t.i > 0 and (
+                doc[t.i - 1].lower_ in _PERSON_CUES or doc[t.i - 2:t.i].text.lower() in ("thanks to", "named", "called")):
+            spans.append(Span(t.idx, t.idx + len(t.text), t.text, "PERSON", 0.6, "cue:relation", {}))
+        elif t.pos_ == "PROPN" and lw in first_names and lw not in lexicon()["nonname"]:
+            spans.append(Span(t.idx, t.idx + len(t.text), t.text, "PERSON", 0.6, "lexicon:first_name", {}))
     return _with_articles(text, _join_city_region(text, spans))
 
 
@@ -977,7 +1015,7 @@ def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
 # ------------------------------------------------------------------------------------------
 # combining
 # ------------------------------------------------------------------------------------------
-_PRIORITY = {"EMAIL": 0, "URL": 0, "PHONE": 1, "ID": 1, "DATE": 2, "MONEY": 2, "AGE": 2, "EVENT": 3, "AWARD": 3,
+_PRIORITY = {"EMAIL": 0, "URL": 0, "PHONE": 1, "ID": 1, "DOB": 1, "ADDRESS": 1, "WORK": 5, "PRODUCT": 5, "DATE": 2, "MONEY": 2, "AGE": 2, "EVENT": 3, "AWARD": 3,
              "TITLE": 3, "YEAR": 4, "DECADE": 4, "LOCATION": 5, "ORG": 5, "PERSON": 5, "NATIONALITY": 6,
              "NUMBER": 6, "GENDERED": 7, "PROPER": 8}
 
@@ -998,14 +1036,25 @@ def resolve_overlaps(spans: Iterable[Span]) -> list[Span]:
     return chosen
 
 
-def find_spans(text: str, *, types: set[str] | None = None) -> list[Span]:
-    """Possibly identifying spans of ``text``, sorted by start and non-overlapping."""
-    if not text:
+DIRECT_TYPES = frozenset({"EMAIL", "PHONE", "URL", "ID", "DOB", "ADDRESS"})
+
+
+def find_spans(text: str, *, types: set[str] | None = None, doc=None) -> list[Span]:
+    """Possibly identifying spans of ``text``, sorted by start and non-overlapping. ``doc`` is
+    the text's spaCy parse when the caller has it (it is parsed once otherwise)."""
+    if not text or not text.strip():
         return []
-    candidates = _presidio_spans(text)
+    from veil import nlp as _nlp
+
+    doc = doc if doc is not None else _nlp.parse(text)
+    candidates = _presidio_spans(text, doc)
     candidates += _regex_spans(text)
-    candidates += _chunk_spans(text)
+    candidates += _entity_spans(text, doc)
     candidates += _gendered_spans(text)
+    # a direct identifier (contact, id, address, date of birth) wins over any span it overlaps
+    direct = [s for s in candidates if s.type in DIRECT_TYPES]
+    candidates = [s for s in candidates if s.type in DIRECT_TYPES
+                  or not any(s.start < d.end and d.start < s.end for d in direct)]
     out = resolve_overlaps(candidates)
     if types is not None:
         out = [s for s in out if s.type in types]
@@ -1028,7 +1077,7 @@ def warm_up(*, presidio: bool = True) -> None:
     lexicon()
     gazetteer()
     if presidio:
-        _presidio()
+        analyzer()
 
 
 __all__ = ["Span", "TYPES", "find_spans", "deny_spans", "place_info", "admin1_name", "resolve_overlaps", "warm_up",

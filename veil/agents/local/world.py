@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from veil.agents.local.retrieval import Pool, tokenize
+from veil.nlp import sentences
 from veil.documents import Document
 from veil.errors import UserInputError
 from veil.io import read_jsonl
@@ -22,12 +23,7 @@ from veil.logging import get_logger
 
 log = get_logger(__name__)
 
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _CLAUSE = re.compile(r"\s*(?:;|,\s*(?:and|but|where|while|which|who)\s|\s+and\s+(?=[a-z]+ed\b|has\b|was\b|is\b))\s*")
-
-
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENT.split(text) if s.strip()]
 
 
 def fragments(text: str, min_tokens: int = 2, max_tokens: int = 6) -> list[list[str]]:
@@ -69,12 +65,10 @@ class LocalWorld:
     _emb: dict[str, np.ndarray] = field(default_factory=dict)
     _pending: dict[str, tuple[str, list[asyncio.Future]]] = field(default_factory=dict)
     _flush: asyncio.Task | None = None
+    release: Any = None  # Document -> the text the publisher expects to release (set by the engine)
 
     async def prepare(self, documents: list[Document]) -> None:
         """Population, released pool and training set for this batch."""
-        from veil.agents.local.engine import expected_release
-        from veil.agents.local.generalize import GeneralizeContext
-
         o = self.options
         if o.get("population_path"):
             self.population = load_population(
@@ -87,15 +81,8 @@ class LocalWorld:
         self.pop_pool = Pool([tokenize(c.text) for c in self.population])
         self.released, self.release_ids, self.release_pool = {}, [], None
         if self.population_is_batch and len(documents) > 1:
-            rare = {t for t, n in self.pop_pool.df.items() if n <= self.options.get("rare_df", 2)}
-            self.released = {
-                d.id: expected_release(
-                    d.text,
-                    GeneralizeContext(doc_id=d.id, pseudonyms=self.pseudonyms, role=d.label.lower() if d.label else None),
-                    rare,
-                )
-                for d in documents
-            }
+            assert self.release is not None, "the engine sets LocalWorld.release"
+            self.released = {d.id: self.release(d) for d in documents}
             self.release_ids = [d.id for d in documents]
             self.release_pool = Pool([tokenize(self.released[i]) for i in self.release_ids])
         if o.get("train_path"):

@@ -109,6 +109,11 @@ async def record(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> d
     )
     candidate = BestSoFar(iteration=it, text=state["text"], privacy_score=privacy.score, utility_score=utility.score)
     update: dict[str, Any] = {"pending_usage": {}}
+    if it == 0:  # the attacker's view of the untouched original calibrates every later score
+        update["original_privacy"] = privacy.score
+    if not privacy.verified:
+        update["verified"] = False
+        update["protections"] = privacy.protections
     if better(candidate, state.get("best"), ctx.config.p_max or privacy.k):
         update["best"] = candidate
     return update
@@ -116,7 +121,7 @@ async def record(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> d
 
 def targets_met(state: AnonymizeState, cfg: AnonymizeConfig) -> bool:
     privacy, utility = state["privacy"], state["utility"]
-    return privacy["score"] >= (cfg.p_max or privacy["k"]) and utility["score"] >= cfg.u_target
+    return Task.model_validate(state["task"]).privacy_met(privacy["score"]) and utility["score"] >= cfg.u_target
 
 
 def decide(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> Literal["optimize", "finish"]:
@@ -135,7 +140,7 @@ async def optimize(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) ->
     cfg = ctx.config
     task = Task.model_validate(state["task"])
     privacy, utility = PrivacyResult.model_validate(state["privacy"]), UtilityResult.model_validate(state["utility"])
-    mode = "privacy" if privacy.score < (cfg.p_max or privacy.k) else "utility"
+    mode = "utility" if task.privacy_met(privacy.score) else "privacy"
     memory = ctx.memory.recent(state["run_id"], cfg.memory_window) if cfg.memory_window else []
     result = await ctx.engine.optimizer.optimize(state["text"], task, mode, privacy, utility, memory)
     unchanged = state.get("unchanged", 0) + 1 if result.text.strip() == state["text"].strip() else 0

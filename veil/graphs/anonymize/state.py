@@ -35,4 +35,7 @@ class AnonymizeState(TypedDict, total=False):
     best: BestSoFar
     unchanged: int  # consecutive optimizer rounds that changed nothing
     stop_reason: str
+    original_privacy: int  # the P-Evaluator's score of the original (iteration 0)
+    verified: bool  # False once a P-Evaluator result came from no attack at all
+    protections: list[str]  # what was applied when no attack could verify it
     usage: Annotated[dict[str, float], add_usage]

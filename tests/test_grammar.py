@@ -1,0 +1,218 @@
+"""The local engine's grammatical editing: units from the parse, the parse check, the policy
+registry, the truthfulness checker (over many generated documents) and the single-document
+suite (tests/data/single_documents.jsonl: realistic texts with their direct identifiers marked).
+All with spaCy's en_core_web_sm, no MiniLM and no population."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from veil import nlp
+from veil.agents.base import PrivacyResult, Task, UtilityResult
+from veil.agents.local.engine import build
+from veil.agents.local.optimizer import sentence_ok, tidy
+from veil.agents.local.policy import OPERATORS, load_policy, pick
+from veil.agents.local.spans import Span, find_spans
+from veil.agents.local.units import constituents
+from veil.errors import UserInputError
+from veil.evals.truthfulness import check
+
+DATA = Path(__file__).parent / "data" / "single_documents.jsonl"
+SINGLE = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
+
+
+def units_of(text: str) -> dict[str, list[str]]:
+    doc = nlp.parse(text)
+    out: dict[str, list[str]] = {}
+    for c in constituents(doc, nlp.sentence_spans(doc)):
+        body = "".join(text[p.start:p.end] for p in c.pieces)
+        out.setdefault(c.kind, []).append(body.strip())
+    return out
+
+
+@pytest.mark.parametrize("text, kind, piece", [
+    ("He was born in Sacramento in 1942.", "prepositional phrase", "in Sacramento"),
+    ("Kurt, a photographer, lives in Oakland.", "appositive", ", a photographer,"),
+    ("She studied at Cornell, where she met her husband.", "relative clause", ", where she met her husband"),
+    ("He moved to Paris (where he died) in 1950.", "parenthetical", "(where he died)"),
+    ("She speaks French, German and Italian.", "conjunct", ", German"),
+    ("He is an American photographer.", "modifier", "American"),
+    ("In 1942, he moved to Texas.", "prepositional phrase", "In 1942,"),
+])
+def test_removable_dependents_are_whole_constituents_with_their_punctuation(text, kind, piece):
+    assert piece in units_of(text).get(kind, []), units_of(text)
+
+
+def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
+    u = units_of("He was a member of the Communist Party and the brother of Phil.")
+    flat = [p for ps in u.values() for p in ps]
+    assert "of the Communist Party" not in flat and "of Phil" not in flat  # "a member." / "the brother." never
+    assert "Communist" not in flat  # a compound inside a name is not a unit
+
+
+def test_every_sentence_is_a_unit():
+    text = "One sentence here. Another one there! A third?"
+    assert len(units_of(text)["sentence"]) == 3
+
+
+@pytest.mark.parametrize("sentence, ok", [
+    ("He was born in California.", True),
+    ("He was born in the.", False),
+    ("He studied with and.", False),
+    ("He was a member of.", False),
+    (", he moved to Texas.", False),
+    ("The photographer and his.", False),
+    ("Exhibitions including; SFMOMA.", False),
+])
+def test_parse_check(sentence, ok):
+    assert sentence_ok(sentence, True)[0] is ok
+
+
+def test_parse_check_keeps_captions_that_were_captions():
+    assert sentence_ok("Son of a photographer and namesake of another.", False)[0]
+    assert not sentence_ok("Son of a photographer and namesake of another.", True)[0]
+
+
+def test_check_text_exempts_original_sentences():
+    orig = "Ceramic work came first. He moved to Ohio."
+    assert nlp.check_text(orig, orig) == []
+    assert [r for _, r in nlp.check_text("Ceramic work came first. He moved to the.", orig)]
+
+
+def test_tidy_never_removes_words():
+    assert tidy("he moved ,  to Ohio .") == "He moved, to Ohio."
+
+
+# -- the policy ------------------------------------------------------------------------------
+def test_policy_registry_and_levels():
+    policy = load_policy()
+    assert {"keep", "generalize", "drop", "person"} <= set(OPERATORS)
+    assert policy.rule("DATE")["level"] == "decade" and policy.rule("PHONE")["operator"] == "drop"
+    ladder = ["May 1961", "1961", "the early 1960s", "the 1960s", "the 20th century"]
+    span = Span(0, 11, "3 May 1961", "DATE")
+    assert pick(span, ladder, "decade") == ("the 1960s", ["the 20th century"])
+    assert pick(span, ladder, "year")[0] == "1961"
+
+
+def test_policy_file_errors_are_user_errors(tmp_path):
+    bad = tmp_path / "p.json"
+    bad.write_text(json.dumps({"rules": {"DATE": {"operator": "shred"}}}))
+    with pytest.raises(UserInputError, match="unknown operator 'shred'"):
+        load_policy(bad)
+
+
+def test_places_already_general_enough_stay():
+    spans = {s.text: s for s in find_spans("He was born in Sacramento, CA and worked in Germany.")}
+    policy = load_policy()
+    from veil.agents.local.generalize import GeneralizeContext
+    from veil.agents.local.policy import SubjectInfo
+
+    ctx, subj = GeneralizeContext(), SubjectInfo()
+    assert policy.decide(spans["Sacramento, CA"], ctx, subj).replacement == "California"
+    assert policy.decide(spans["Germany"], ctx, subj).replacement is None
+
+
+# -- whole documents, single (no population) --------------------------------------------------
+@pytest.fixture(scope="module")
+def engine():
+    return build()
+
+
+def anonymize(engine, text: str, name: str | None = None, doc_id: str = "d") -> str:
+    task = Task(original=text, doc_id=doc_id, name=name)
+    r = asyncio.run(engine.optimizer.optimize(text, task, "privacy", PrivacyResult(score=1, k=10),
+                                              UtilityResult(score=1.0), []))
+    return r.text
+
+
+@pytest.mark.parametrize("text, gone, kept", [
+    ("I'm John. I live at 42 Elm Street, Springfield, IL 62704.", ["John", "42 Elm Street", "62704"], ["I'm"]),
+    ("Yesterday Harriet Vance met Oscar Delacroix at the gallery.", ["Harriet", "Vance", "Oscar", "Delacroix"],
+     ["met", "at the gallery"]),
+    ("Call me at 555-867-5309 if the package does not arrive.", ["555-867-5309"], ["if the package does not arrive"]),
+    ("Pt seen today. MRN 00458821, DOB 02/09/1948, admitted to St. Vincent Hospital.", ["00458821", "02/09/1948",
+                                                                                         "Vincent"], ["1940s"]),
+    ("She lives in Two Harbors with her sister Ruth Ellingson.", ["Ruth", "Ellingson"], ["her sister"]),
+    ("She was born on 3 March 1987 in Leeds.", ["3 March", "Leeds"], ["in the 1980s"]),
+])
+def test_single_documents_lose_their_direct_identifiers(engine, text, gone, kept):
+    out = anonymize(engine, text)
+    for g in gone:
+        assert g not in out, out
+    for k in kept:
+        assert k in out, out
+
+
+def test_subject_becomes_the_pronoun_the_text_uses(engine):
+    text = ("Kurt Fishback is a photographer. Kurt was born in Sacramento in 1942. "
+            "He studied with his father and later taught at his old school.")
+    out = anonymize(engine, text, name="Kurt Fishback")
+    assert out.startswith("He is a photographer. He was born in California in the 1940s."), out
+
+
+def test_the_single_document_suite(engine):
+    """Every marked direct identifier is removed or generalized; every output sentence passes
+    the parse check (or is an original sentence); nothing untruthful is added."""
+    missed, broken, untrue = [], [], []
+    for rec in SINGLE:
+        out = anonymize(engine, rec["text"], name=rec.get("name"), doc_id=rec["id"])
+        missed += [(rec["id"], i) for i in rec["identifiers"] if i in out]
+        broken += [(rec["id"], s, why) for s, why in nlp.check_text(out, rec["text"])]
+        report = check(rec["text"], out)
+        untrue += [(rec["id"], w) for w in report.violations]
+    assert len(SINGLE) >= 20
+    # known miss: "Colleen R." - the parser ends a sentence after the initial "R.", so the
+    # name's two halves fall into two sentences (reported in issue 8's notes)
+    assert set(missed) <= {("review-harbor-hotel", "Colleen R.")}, missed
+    assert not untrue, untrue
+    assert len(broken) <= 0.05 * len(SINGLE), broken
+
+
+# -- truthfulness ---------------------------------------------------------------------------
+def test_truthfulness_checker_flags_inventions_and_the_label():
+    orig = "He was born in Sacramento in 1942 and studied at UC Davis."
+    assert check(orig, "He was born in California in the 1940s and studied at a university.").ok
+    bad = check(orig, "He was born in Egypt in the 1940s and studied ceramics at a university.")
+    assert "ceram" in bad.violations
+    injected = check("We met at the bar.", "We met the software engineer at the bar.", label="software engineer")
+    assert injected.label_injections and not injected.ok
+
+
+_FIRST = ["Anna", "Tomas", "Leila", "Marcus", "Ingrid", "Kenji", "Olga", "Rafael"]
+_LAST = ["Berger", "Novak", "Haddad", "Lindqvist", "Okafor", "Moreau", "Sato", "Quintero"]
+_CITY = ["Sacramento", "Lyon", "Osaka", "Krakow", "Toronto", "Seville", "Gothenburg", "Denver"]
+_ORG = ["Stanford University", "the Hotel Sacher", "Boeing", "the Royal Danish Academy", "Sacramento City College"]
+_JOB = ["chef", "architect", "nurse", "engineer", "teacher", "photographer"]
+
+
+def _generated(rng: random.Random) -> tuple[str, str]:
+    name = f"{rng.choice(_FIRST)} {rng.choice(_LAST)}"
+    first = name.split()[0]
+    year = rng.randint(1930, 1999)
+    sents = [
+        f"{name} is a {rng.choice(_JOB)} from {rng.choice(_CITY)}.",
+        f"{first} was born on {rng.randint(1, 28)} May {year} and studied at {rng.choice(_ORG)}.",
+        f"In {year + 25}, {first} moved to {rng.choice(_CITY)}, where she opened a studio with {rng.choice(_FIRST)} "
+        f"{rng.choice(_LAST)}.",
+        f"You can reach her at {first.lower()}@example.com or (503) 555-0{rng.randint(100, 199)}.",
+        f"Her work won {rng.randint(2, 40)} awards, including the {rng.choice(_CITY)} Prize in {year + 30}.",
+    ]
+    rng.shuffle(sents)
+    return " ".join(sents), name
+
+
+def test_truthfulness_over_many_generated_documents(engine):
+    rng = random.Random(7)
+    for i in range(40):
+        text, name = _generated(rng)
+        out = anonymize(engine, text, name=name, doc_id=f"g{i}")
+        report = check(text, out)
+        assert report.ok, (text, out, report)
+        for part in name.split():
+            assert part not in out, out
+        assert "@example.com" not in out and "555-0" not in out, out

@@ -1,0 +1,215 @@
+"""The type-driven generalization policy, in the style of Presidio's operators: small operator
+classes in a registry (:data:`OPERATORS`), chosen per span type by a data file
+(``data/policy.json``, or ``--policy FILE``). The local optimizer applies the policy to every
+span before the simulated attacker is consulted; the attacker then decides what else goes.
+
+An operator turns a span into a :class:`Decision`: the replacement (a rung of the span's
+truthful ladder, a pronoun or pseudonym for a person, nothing for a dropped identifier), the
+rungs it may still climb later, and the reason, which ends up in the result's edits.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import ClassVar
+
+from veil.agents.local.generalize import PLACEHOLDERS, GeneralizeContext, candidates
+from veil.agents.local.spans import DATA_DIR, Span, fold, gazetteer
+from veil.errors import UserInputError
+
+DEFAULT_POLICY = DATA_DIR / "policy.json"
+
+
+@dataclass(frozen=True)
+class Decision:
+    replacement: str | None  # None: keep the span as it is
+    ladder: tuple[str, ...] = ()  # the rungs above (more general), for the attacker and utility mode
+    reason: str = ""
+    drop_unit: bool = False  # delete the smallest grammatical unit that holds the span, if there is one
+
+
+# -- rung levels ---------------------------------------------------------------------------
+_DATE_ORDER = ["day", "month", "year", "part_decade", "decade", "part_century", "century", "general"]
+_PLACE_ORDER = ["place", "city", "region", "country", "continent", "general"]
+_ORDERS = {"date": _DATE_ORDER, "place": _PLACE_ORDER, "kind": ["kind", "general"], "range": ["range", "general"]}
+
+
+def rung_level(span: Span, rung: str) -> tuple[str, str]:
+    """(scale, level) of one rung: what a policy level is compared with."""
+    r = rung.lower()
+    if span.type in ("DATE", "YEAR", "DECADE", "DOB"):
+        if "century" in r:
+            return "date", "part_century" if re.search(r"(early|mid|late)", r) else "century"
+        if re.search(r"\d{3}0s", r):
+            return "date", "part_decade" if re.search(r"(early|mid|late)", r) else "decade"
+        if re.search(r"\b\d{4}\b", r):
+            return "date", "month" if re.search(r"[a-z]{3,}\s+\d{4}", r) and not r.startswith(("in ", "the ")) else "year"
+        return "date", "general"
+    if span.type == "LOCATION":
+        g = gazetteer()
+        name = fold(re.sub(r"^(?:the|in)\s+", "", r))
+        if name in ("a place", "a country"):
+            return "place", "general"
+        if name in {fold(c["name"]) for c in g.country_by_code.values()} or name in ("united states", "united kingdom"):
+            return "place", "country"
+        if name in ("africa", "asia", "europe", "north america", "south america", "oceania", "antarctica"):
+            return "place", "continent"
+        return "place", "region"
+    if span.type in ("NUMBER", "MONEY", "AGE"):
+        return "range", "range"
+    return "kind", "kind" if rung not in ("an organization", "an event", "an award", "a work", "a product") else "general"
+
+
+def own_level(span: Span) -> tuple[str, str] | None:
+    """How general the span itself already is, where that is known."""
+    if span.type == "LOCATION":
+        kind = span.meta.get("kind")
+        return {"country": ("place", "country"), "admin1": ("place", "region"), "continent": ("place", "continent"),
+                "city": ("place", "city")}.get(kind) if kind else None
+    if span.type == "DECADE":
+        return ("date", "part_decade") if re.search(r"early|mid|late", span.text, re.I) else ("date", "decade")
+    return None
+
+
+def pick(span: Span, ladder: list[str], level: str) -> tuple[str | None, list[str]]:
+    """The first rung at least as general as ``level`` and the rungs above it; None when the
+    span itself is already that general ("Germany" under a "region" policy stays)."""
+    own = own_level(span)
+    if own is not None:
+        order = _ORDERS[own[0]]
+        if level in order and order.index(own[1]) >= order.index(level):
+            return None, list(ladder)
+    for i, rung in enumerate(ladder):
+        scale, lv = rung_level(span, rung)
+        order = _ORDERS.get(scale, [lv])
+        if lv in order and level in order and order.index(lv) >= order.index(level):
+            return rung, ladder[i + 1:]
+        if level not in order:  # a level of another scale: take the first rung
+            return rung, ladder[i + 1:]
+    return (ladder[-1], []) if ladder else (None, [])
+
+
+# -- operators -----------------------------------------------------------------------------
+class Operator(ABC):
+    name: ClassVar[str]
+
+    @abstractmethod
+    def decide(self, span: Span, ctx: GeneralizeContext, rule: dict, subject: "SubjectInfo") -> Decision: ...
+
+
+class Keep(Operator):
+    name = "keep"
+
+    def decide(self, span, ctx, rule, subject):
+        ladder = candidates(span, ctx=ctx)
+        return Decision(None, tuple(ladder), "kept by the policy")
+
+
+class Generalize(Operator):
+    name = "generalize"
+
+    def decide(self, span, ctx, rule, subject):
+        ladder = candidates(span, ctx=ctx)
+        if not ladder:
+            if rule.get("unknown") == "drop":  # no truthful rung: the phrase that holds it goes
+                return Decision(None, (), f"{span.type.lower()} without a known generalization", drop_unit=True)
+            return Decision(None, (), "no truthful generalization known")
+        rung, above = pick(span, ladder, rule.get("level", "kind"))
+        if rung is None:
+            return Decision(None, tuple(above), f"{span.type.lower()} is already as general as the policy asks")
+        return Decision(rung, tuple(above), f"{span.type.lower()} generalized to {rule.get('level', 'its kind')} by the policy")
+
+
+class Drop(Operator):
+    """Direct identifiers without a truthful generalization: the phrase that holds them goes
+    ("call me at 555-867-5309" -> "call me"); where no phrase can go, a placeholder."""
+
+    name = "drop"
+
+    def decide(self, span, ctx, rule, subject):
+        return Decision(PLACEHOLDERS.get(span.type, "[redacted]"), (), f"{span.type.lower()} is a direct identifier",
+                        drop_unit=True)
+
+
+_SUBJ = {"male": ("he", "him", "his"), "female": ("she", "her", "her")}
+
+
+@dataclass
+class SubjectInfo:
+    """Who the text is about: the given name (or the first person named) and the pronouns the
+    text itself uses for them. A pronoun replaces a mention only when the text is clear about it."""
+
+    name: str | None = None
+    gender: str | None = None
+    first_person: bool = False
+    name_tokens: set[str] = field(default_factory=set)
+
+    def is_subject(self, span: Span) -> bool:
+        toks = {fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", span.text)}
+        return bool(self.name_tokens) and bool(toks) and toks <= self.name_tokens | {"mr", "mrs", "ms", "dr", "jr", "sr"}
+
+
+class Person(Operator):
+    """The subject: a pronoun that fits the mention's slot (subject, object, possessive) when the
+    text already says which; every other person: a consistent pseudonym."""
+
+    name = "person"
+
+    def decide(self, span, ctx, rule, subject):
+        pseudo = ctx.pseudonyms.placeholder(span.text, ctx.doc_id)
+        slot = span.meta.get("slot")
+        if subject.is_subject(span) and subject.gender and slot:
+            he, him, his = _SUBJ[subject.gender]
+            pron = {"subject": he, "object": him, "possessive": his}[slot]
+            return Decision(pron, (pseudo,), "the subject's name becomes the pronoun the text uses for them")
+        return Decision(pseudo, (), "a person's name becomes a consistent pseudonym")
+
+
+OPERATORS: dict[str, Operator] = {op.name: op for op in (Keep(), Generalize(), Drop(), Person())}
+
+
+@dataclass(frozen=True)
+class Policy:
+    rules: dict[str, dict]
+    direct: frozenset[str]
+    source: str = "default"
+
+    def rule(self, span_type: str) -> dict:
+        return self.rules.get(span_type, {"operator": "keep"})
+
+    def decide(self, span: Span, ctx: GeneralizeContext, subject: SubjectInfo) -> Decision:
+        rule = self.rule(span.type)
+        op = OPERATORS.get(rule.get("operator", "keep"))
+        if op is None:
+            raise UserInputError(f"policy {self.source}: unknown operator {rule.get('operator')!r} for {span.type}; "
+                                 f"known: {', '.join(sorted(OPERATORS))}")
+        return op.decide(span, ctx, rule, subject)
+
+
+def load_policy(path: str | Path | None = None) -> Policy:
+    return _load(str(path or DEFAULT_POLICY))
+
+
+@lru_cache(maxsize=8)
+def _load(path: str) -> Policy:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise UserInputError(f"policy {path}: {e}") from e
+    rules = data.get("rules")
+    if not isinstance(rules, dict):
+        raise UserInputError(f"policy {path}: expected an object 'rules' mapping span types to operators")
+    for t, rule in rules.items():
+        if rule.get("operator") not in OPERATORS:
+            raise UserInputError(f"policy {path}: unknown operator {rule.get('operator')!r} for {t}; "
+                                 f"known: {', '.join(sorted(OPERATORS))}")
+    return Policy(rules=rules, direct=frozenset(data.get("direct", [])), source=path)
+
+
+__all__ = ["DEFAULT_POLICY", "Decision", "OPERATORS", "Operator", "Policy", "SubjectInfo", "load_policy", "pick",
+           "rung_level"]

@@ -1,0 +1,156 @@
+"""Grammatical units of a parsed text: what the local optimizer may edit.
+
+A unit is one of
+- an **entity or noun phrase** (a span of :mod:`veil.agents.local.spans`), replaced by a rung of
+  its generalization ladder that fits its slot;
+- a **removable dependent**, deleted whole with its commas and coordinator: a prepositional
+  phrase, an appositive, a relative, adverbial or participial clause, a parenthetical, a
+  conjunct or list item, an adjectival modifier;
+- a **whole sentence**.
+
+Nothing else is ever deleted: no single word from the middle of a constituent. Each unit is a
+list of *pieces* (character ranges of the original with their replacement), because deleting
+the last item of a list also turns the comma before the previous item into "and".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# dependents whose whole subtree can go without breaking the clause that holds them
+REMOVABLE = {
+    "prep": "prepositional phrase", "agent": "prepositional phrase", "appos": "appositive",
+    "relcl": "relative clause", "advcl": "adverbial clause", "acl": "participial clause",
+    "conj": "conjunct", "parataxis": "parenthetical", "npadvmod": "adverbial phrase", "amod": "modifier",
+}
+_OPEN = {",": ",", "(": ")", "—": "—", "–": "–", "-": "-"}
+MAX_MODIFIER_TOKENS = 3
+# nouns that are incomplete without their prepositional complement
+RELATIONAL = frozenset("""part member one some many most all each none several both number series kind type sort
+piece couple lot majority rest half group pair set member members parts ones dozen hundreds thousands millions
+variety range list total amount share brother sister son daughter wife husband father mother parent child
+children cousin uncle aunt nephew niece grandson granddaughter grandfather grandmother widow widower friend
+partner spouse twin sibling relative descendant ancestor""".split())
+
+
+@dataclass(frozen=True)
+class Piece:
+    start: int
+    end: int
+    replacement: str = ""
+
+
+@dataclass(frozen=True)
+class Constituent:
+    """A removable dependent (or a sentence) of the original text."""
+
+    kind: str
+    pieces: tuple[Piece, ...]
+    sentence: int  # index of the sentence that holds it
+    n_tokens: int
+
+    @property
+    def start(self) -> int:
+        return min(p.start for p in self.pieces)
+
+    @property
+    def end(self) -> int:
+        return max(p.end for p in self.pieces)
+
+
+def _char(tok) -> tuple[int, int]:
+    return tok.idx, tok.idx + len(tok.text)
+
+
+def _dependent(tok, sent) -> Constituent | None:
+    dep = tok.dep_
+    if dep not in REMOVABLE:
+        return None
+    left, right = tok.left_edge, tok.right_edge
+    if left.i <= sent.start and right.i >= sent.end - 1:
+        return None
+    if sent.root.i in range(left.i, right.i + 1):
+        return None
+    if dep == "amod" and (tok.pos_ != "ADJ" or right.i - left.i + 1 > MAX_MODIFIER_TOKENS):
+        return None
+    if dep == "prep" and tok.lower_ == "of" and (tok.head.pos_ not in ("NOUN", "PROPN") or tok.head.lower_ in RELATIONAL):
+        return None  # "part of X", "one of X", "member of X": the noun needs its complement
+    if dep == "prep" and tok.head.pos_ in ("NOUN", "PROPN", "NUM", "PRON") and tok.head.lower_ in RELATIONAL:
+        return None
+    if dep == "npadvmod" and right.i - left.i + 1 > 6:
+        return None
+    doc = tok.doc
+    start, end = _char(left)[0], _char(right)[1]
+    pieces: list[Piece] = []
+    n = right.i - left.i + 1
+    before = doc[left.i - 1] if left.i - 1 >= sent.start else None
+    after = doc[right.i + 1] if right.i + 1 < sent.end else None
+    if dep == "conj":
+        # a conjunct without the conjuncts chained after it ("German" in "French, German and
+        # Italian" holds "and Italian" in the parse)
+        right = tok
+        for ch in tok.children:
+            if ch.i > tok.i and ch.dep_ not in ("conj", "cc", "punct"):
+                right = max(right, ch.right_edge, key=lambda t: t.i)
+        end = _char(right)[1]
+        n = right.i - left.i + 1
+        # take the separator before the conjunct: "A, B and C" - B goes with its comma, C with "and"
+        seps = []
+        j = left.i - 1
+        while j >= sent.start and (doc[j].dep_ == "cc" or doc[j].text in (",", ";")) and len(seps) < 2:
+            seps.append(doc[j])
+            j -= 1
+        if not seps:
+            return None
+        start = seps[-1].idx
+        if any(s.dep_ == "cc" for s in seps):
+            # the last item went with "and": the comma before the previous item becomes "and"
+            head = tok.head
+            earlier = [c for c in head.children if c.dep_ == "conj" and c.i < tok.i]
+            if not earlier and head.dep_ == "conj":
+                earlier = [head]  # a chained list: the previous item is the head itself
+            if earlier:
+                prev = earlier[-1]
+                p = prev.left_edge.i - 1
+                if p >= sent.start and doc[p].text == ",":
+                    cc = next(s for s in seps if s.dep_ == "cc")
+                    pieces.append(Piece(doc[p].idx, doc[p].idx + 1, f" {cc.text}"))
+        pieces.append(Piece(start, end))
+        return Constituent(REMOVABLE[dep], tuple(pieces), 0, n)
+    if before is not None and before.text in _OPEN:
+        close = _OPEN[before.text]
+        if after is not None and after.text == close:
+            # ", a photographer," / "(born 1942)": both separators go
+            if before.text == "(":
+                return Constituent("parenthetical", (Piece(before.idx, after.idx + 1),), 0, n)
+            return Constituent(REMOVABLE[dep], (Piece(before.idx, after.idx + len(after.text)),), 0, n)
+        if after is None or after.is_punct and after.text in ".!?;:":
+            return Constituent(REMOVABLE[dep], (Piece(before.idx, end),), 0, n)
+        if before.text == "(":
+            return None
+    if before is None and after is not None and after.text == ",":
+        # a fronted phrase: "In 1942, he moved" -> "He moved"
+        return Constituent(REMOVABLE[dep], (Piece(start, after.idx + 1),), 0, n)
+    if dep in ("appos", "parataxis") and before is not None and before.text not in _OPEN:
+        return None  # an appositive without its commas is part of a name ("photographer Glen Fishback")
+    return Constituent(REMOVABLE[dep], (Piece(start, end),), 0, n)
+
+
+def constituents(doc, sentences: list[tuple[int, int]]) -> list[Constituent]:
+    """Every removable dependent of every sentence, then the sentences themselves."""
+    out: list[Constituent] = []
+    seen: set[tuple[Piece, ...]] = set()
+    live = [s for s in doc.sents if s.text.strip()]  # the sentences of veil.nlp.sentence_spans
+    for si, sent in enumerate(live):
+        for tok in sent:
+            c = _dependent(tok, sent)
+            if c is None or c.pieces in seen:
+                continue
+            seen.add(c.pieces)
+            out.append(Constituent(c.kind, c.pieces, si, c.n_tokens))
+    for si, (a, b) in enumerate(sentences):
+        out.append(Constituent("sentence", (Piece(a, b),), si, 0))
+    return out
+
+
+__all__ = ["Constituent", "Piece", "REMOVABLE", "constituents"]

