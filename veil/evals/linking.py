@@ -129,13 +129,11 @@ class BM25Linker:
         return np.asarray(docs, dtype=np.int64), np.asarray(scores, dtype=np.float32)
 
 
-    def _top1(self, queries: list[str], chunk: int = 128) -> tuple[np.ndarray, np.ndarray]:
-        """Top-1 for a batch of queries as one sparse product (queries x vocabulary) @ (vocabulary
-        x records) of bm25s' precomputed per-token scores, in chunks on ``n_threads`` threads
-        (scipy's sparse kernels release the GIL). Same scores as ``BM25.retrieve``; ties go to
-        the lowest record index."""
+    def _query_matrix(self, queries: list[str]):
+        """(queries x vocabulary) counts of the queries' known tokens; its product with
+        ``self._by_token`` (bm25s' precomputed per-token scores, vocabulary x records; built
+        here on first use) is the BM25 score of every record (the default Lucene variant)."""
         import scipy.sparse as sp
-        from concurrent.futures import ThreadPoolExecutor
 
         import bm25s
 
@@ -152,7 +150,24 @@ class BM25Linker:
                 if tid is not None:
                     rows.append(qi)
                     cols.append(tid)
-        q = sp.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(len(queries), n_vocab))
+        return sp.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(len(queries), n_vocab))
+
+    def all_scores(self, queries: list[str]) -> np.ndarray:
+        """BM25 score of every record for every query, shape (len(queries), n) (same scores as
+        ``BM25.retrieve``)."""
+        if not queries or not self.n:
+            return np.zeros((len(queries), self.n), dtype=np.float32)
+        q = self._query_matrix(queries)
+        return np.asarray((q @ self._by_token).todense(), dtype=np.float32)
+
+    def _top1(self, queries: list[str], chunk: int = 128) -> tuple[np.ndarray, np.ndarray]:
+        """Top-1 for a batch of queries as one sparse product (queries x vocabulary) @ (vocabulary
+        x records) of bm25s' precomputed per-token scores, in chunks on ``n_threads`` threads
+        (scipy's sparse kernels release the GIL). Same scores as ``BM25.retrieve``; ties go to
+        the lowest record index."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        q = self._query_matrix(queries)
         docs = np.zeros((len(queries), 1), dtype=np.int64)
         scores = np.zeros((len(queries), 1), dtype=np.float32)
 
