@@ -612,8 +612,8 @@ def apply(text: str, replacements: list[tuple[Span, str]]) -> str:
         if repl:
             d = _DET.search(before)
             if d and _LEADING_DET.match(repl):  # "at the" + "a college" -> "at a college"
-                if d.group(1)[0].isupper():
-                    repl = _cap(repl)
+                if d.group(1)[0].isupper() and _SENT_BOUNDARY.search(before[:d.start()]):
+                    repl = _cap(repl)  # "of The Daily Telegraph" -> "of a newspaper", not "of A"
                 before = before[:d.start()]
             elif _POSSESSIVE.search(before) and _LEADING_DET.match(repl):  # "their a degree" -> "their degree"
                 repl = _LEADING_DET.sub("", repl, count=1)

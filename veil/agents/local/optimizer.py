@@ -44,6 +44,13 @@ _WS = re.compile(r"[ \t]{2,}")
 _SPACE_PUNCT = re.compile(r"\s+([,.;:!?)])")
 _DOUBLE_PUNCT = re.compile(r"([,;:])\s*([,.;:!?])")
 _OPEN_PAREN_SPACE = re.compile(r"\(\s+")
+_PERIOD = r"(?:\d{3}0s|\d{1,2}(?:st|nd|rd|th) century)"
+# "(the 1890s – the 1970s)" -> "(1890s–1970s)": a range in brackets takes no articles
+_BRACKET_RANGE = re.compile(rf"\((?:the )?(early |mid-|late )?({_PERIOD}(?: in [^()–]+?)?)\s*[–-]\s*(?:the )?(early |mid-|late )?({_PERIOD}(?: in [^()–]+?)?)\)")
+_LATE_THE = re.compile(rf"\b(early|mid|late)[- ]the ({_PERIOD})")  # "in late the 2000s" -> "in the late 2000s"
+_ON_PERIOD = re.compile(rf"\b([Oo])n (the (?:early |mid-|late )?{_PERIOD})")  # "On the 2010s" -> "In the 2010s"
+# "from the 1850s to the 1850s" -> "in the 1850s": a range whose ends generalized to one period
+_EMPTY_RANGE = re.compile(rf"\b(from|between|From|Between) (the (?:early |mid-|late )?{_PERIOD}) (?:to|until|till|and) \2")
 _MALE = re.compile(r"\b(?:he|him|his|himself)\b", re.I)
 _FEMALE = re.compile(r"\b(?:she|her|hers|herself)\b", re.I)
 _FIRST = re.compile(r"\b(?:I|I'm|I've|I'd|my|me)\b")
@@ -52,10 +59,25 @@ DROP_KINDS = ("prepositional phrase", "appositive", "parenthetical", "conjunct",
 MAX_DROP_TOKENS = 12
 
 
+_FRONTED_PERIOD = re.compile(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})(,? )(?=(?:he|she|they|we|I|it|his|her|their)\b)")
+
+
+def _fronted_period(s: str) -> str:
+    """"1995 she was ranked" generalized: "In the 1990s she was ranked", not "The 1990s she"."""
+    return _FRONTED_PERIOD.sub(r"In the \1\2", s)
+
+
 def tidy(sentence: str) -> str:
     """Whitespace and punctuation that deletions leave behind ("a , b" -> "a, b", "in ( )"),
     and a capital at the sentence start. Never removes a word."""
     s = _WS.sub(" ", sentence)
+    s = _BRACKET_RANGE.sub(lambda m: f"({m.group(1) or ''}{m.group(2)}–{m.group(3) or ''}{m.group(4)})", s)
+    s = _EMPTY_RANGE.sub(lambda m: ("In " if m.group(1)[0].isupper() else "in ") + m.group(2), s)
+    s = _LATE_THE.sub(lambda m: f"the {m.group(1)}{'-' if m.group(1) == 'mid' else ' '}{m.group(2)}", s)
+    s = _ON_PERIOD.sub(lambda m: ("In " if m.group(1) == "O" else "in ") + m.group(2), s)
+    s = re.sub(r",\s*\)", ")", s)
+    s = _fronted_period(s)
+    s = re.sub(r"([“(])\s+", r"\1", s)
     s = _OPEN_PAREN_SPACE.sub("(", s)
     s = _SPACE_PUNCT.sub(r"\1", s)
     s = _DOUBLE_PUNCT.sub(lambda m: m.group(2) if m.group(2) in ".!?" else m.group(1), s)
@@ -66,11 +88,20 @@ def tidy(sentence: str) -> str:
     return s
 
 
+def balance(text: str) -> tuple[int, int, int]:
+    """Open brackets and the parity of straight and curly quotes: what an edit must not change
+    ("the family of Person A) Person B", "a tennis player, \" from Europe")."""
+    return (text.count("(") - text.count(")"), text.count('"') % 2, (text.count("“") - text.count("”")))
+
+
 @lru_cache(maxsize=50_000)
-def sentence_ok(rendered: str, original_has_root: bool) -> tuple[bool, str]:
-    """The parse check of one rendered sentence (cached: the planner asks again and again)."""
+def sentence_ok(rendered: str, original_has_root: bool, original_balance: tuple[int, int, int] = (0, 0, 0)) -> tuple[bool, str]:
+    """The parse check of one rendered sentence (cached: the planner asks again and again):
+    brackets and quotes as balanced as in the original sentence, then :func:`veil.nlp.check_sentence`."""
     if not rendered.strip():
         return True, ""
+    if balance(rendered) != original_balance:
+        return False, "unbalanced brackets or quotes"
     doc = nlp.parse(rendered, light=True)
     for sent in doc.sents:
         c = nlp.check_sentence(sent, original_ok=not original_has_root)
@@ -127,7 +158,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     spans = find_spans(text, doc=doc)
     spans += _name_mentions(text, task.name, spans)
     spans += list(deny_spans(text, deny))
-    spans = _resolve(spans)
+    spans = _resolve([_close_bracket(s, text) for s in spans])
     subject = subject_info(text, task.name, spans)
     units: list[Unit] = []
     for s in spans:
@@ -138,6 +169,15 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         d = policy.decide(s, ctx, subject) if s.type != "DENY" else policy.decide(s, ctx, subject)
         direct = s.type in policy.direct
         options = ([d.replacement] if d.replacement is not None else []) + list(d.ladder)
+        if s.meta.get("determined"):  # "the prestigious X Medal" -> "the prestigious medal"
+            options = [re.sub(r"^(?:an?|the)\s+", "", o) for o in options]
+            if d.replacement:
+                d = type(d)(re.sub(r"^(?:an?|the)\s+", "", d.replacement), d.ladder, d.reason, d.drop_unit)
+        if s.type == "AGE" and subject.gender:  # "in their early twenties" of a man: "in his"
+            his = "his" if subject.gender == "male" else "her"
+            options = [re.sub(r"\btheir\b", his, o) for o in options]
+            d = type(d)(re.sub(r"\btheir\b", his, d.replacement) if d.replacement else d.replacement,
+                        d.ladder, d.reason, d.drop_unit)
         if not options and not direct and not d.drop_unit:
             continue
         units.append(Unit("span", s.start, s.end, sentence_of(s.start), s.text, span=s, options=options,
@@ -163,27 +203,130 @@ def subject_info(text: str, name: str | None, spans: list[Span]) -> SubjectInfo:
     return SubjectInfo(name=name, gender=gender, first_person=bool(_FIRST.search(text)), name_tokens=toks)
 
 
-def _with_slot(s: Span, doc) -> Span:
-    """Where a person's name stands: subject, object or possessive (what a pronoun must fit)."""
-    if s.type != "PERSON":
-        return s
+# prepositions after which a place can be replaced by a region that contains it and stay true
+# ("born in Sacramento" -> "born in California"); after others ("led Germany", "a spell at
+# Rochdale", "the governor of Kentucky") a containing region says something else
+LOCATIVE = frozenset("in from near across throughout around to into within outside inside".split())
+_ARGUMENT_DEPS = ("nsubj", "nsubjpass", "dobj", "dative", "iobj", "oprd")
+
+
+def _span_head(s: Span, doc):
     toks = [t for t in doc if s.start <= t.idx < s.end]
     if not toks:
+        return None, toks
+    return max(toks, key=lambda t: (t.head.i < toks[0].i or t.head.i > toks[-1].i, t.i)), toks
+
+
+def role_of(s: Span, doc) -> str | None:
+    """How a span stands in its sentence, which decides what may replace it truthfully:
+    - "modifier": it modifies a noun after it ("an Orlan space suit", "the Hartlepool youth
+      team", "the 2007-08 season"): it can only be removed ("a space suit"); a generalization
+      in that slot names something else ("the England youth team");
+    - "counted": a numeral or quantifier stands before it ("20 Wimbledon Championships"): a kind
+      phrase with its own article does not fit, so its phrase goes;
+    - "locative": the object of a containment preposition ("in Sacramento"): a region fits;
+    - "argument": subject, object or complement ("led Germany", "spent March 2007"): only a
+      kind noun stays true ("led a country", "spent a month");
+    - "pobj:<prep>": the object of another preposition; "possessive"; None when unknown."""
+    head, toks = _span_head(s, doc)
+    if head is None:
+        return None
+    first = toks[0]
+    prev = doc[first.i - 1] if first.i > 0 else None
+    while head.dep_ == "conj" and head.head.i < head.i:
+        head = head.head
+    mod_deps = ("compound", "amod", "nmod", "nummod") if s.type in ("DATE", "YEAR", "DECADE") else ("compound", "amod", "nmod")
+    if head.dep_ in mod_deps and head.head.i > toks[-1].i and head.head.pos_ in ("NOUN", "PROPN"):
+        return "modifier"
+    if head.dep_ == "poss" or (toks[-1].i + 1 < len(doc) and doc[toks[-1].i + 1].tag_ == "POS"):
+        return "possessive"
+    if prev is not None and prev.dep_ in ("nummod", "quantmod") and prev.head.i >= first.i:
+        return "counted"
+    if prev is not None and prev.like_num and prev.head.i in range(first.i, toks[-1].i + 1):
+        return "counted"
+    if any(c.dep_ == "nummod" and c.i < first.i for c in head.children):
+        return "counted"  # "four consecutive Summer Olympics"
+    if head.dep_ == "pobj":
+        prep = head.head.lower_
+        return "locative" if prep in LOCATIVE else f"pobj:{prep}"
+    if head.dep_ == "attr":
+        return "attribute"
+    if head.dep_ in _ARGUMENT_DEPS:
+        return "argument"
+    if head.dep_ == "appos":
+        return "appositive"
+    if head.dep_ in ("npadvmod", "tmod") and s.type in ("DATE", "YEAR") and (prev is None or prev.pos_ != "ADP"):
+        return "adverbial"  # "1996 she was ranked" -> "In the 1990s she was ranked"
+    return None
+
+
+def _with_compounds(s: Span, doc) -> Span:
+    """A name's proper-noun modifiers belong to it ("Summer" + "Olympics", "Salyut 6" +
+    "EO-1"): a kind phrase must replace them with it, not leave "the Summer an event"."""
+    if s.type in ("PERSON", "DATE", "YEAR", "DECADE", "DOB", "NUMBER", "MONEY", "AGE", "GENDERED", "NATIONALITY"):
         return s
-    head = max(toks, key=lambda t: (t.head.i < toks[0].i or t.head.i > toks[-1].i, t.i))
+    head, toks = _span_head(s, doc)
+    if head is None:
+        return s
+    i = toks[0].i
+    while i > 0 and doc[i - 1].pos_ == "PROPN" and doc[i - 1].dep_ == "compound" and doc[i - 1].head.i >= toks[0].i \
+            and doc[i - 1].ent_type_ not in ("PERSON", "GPE", "DATE"):
+        i -= 1
+    if i == toks[0].i:
+        return s
+    start = doc[i].idx
+    return Span(start, s.end, doc.text[start:s.end], s.type, s.score, s.evidence, s.meta)
+
+
+def _with_slot(s: Span, doc) -> Span:
+    """The span's role (:func:`role_of`), and where a person's name stands: subject, object or
+    possessive (what a pronoun must fit)."""
+    s = _with_compounds(s, doc)
+    role = role_of(s, doc)
+    if role is not None:
+        s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role": role})
+    head, toks = _span_head(s, doc)
+    if head is not None and any(c.dep_ in ("det", "poss") and c.i < toks[0].i - 1 for c in head.children):
+        # "the prestigious X Medal": the phrase keeps its own determiner, the rung brings none
+        s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "determined": True})
+    if s.type != "PERSON":
+        return s
+    head, toks = _span_head(s, doc)
+    if head is None:
+        return s
     nxt = doc[toks[-1].i + 1] if toks[-1].i + 1 < len(doc) else None
     meta = dict(s.meta)
     end = s.end
     if nxt is not None and nxt.text in ("'s", "’s", "'", "’") and nxt.tag_ == "POS":
         meta["slot"] = "possessive"
         end = nxt.idx + len(nxt.text)
-    elif head.dep_ in ("nsubj", "nsubjpass") and not any(t.dep_ == "appos" for t in head.children):
-        meta["slot"] = "subject"
+    elif role in ("counted", "modifier"):
+        pass  # "minor planet 3148 Grechko": part of another name, no pronoun fits
+    elif head.dep_ in ("nsubj", "nsubjpass") and not any(t.dep_ == "appos" and not _bracketed(t) for t in head.children):
+        meta["slot"] = "subject"  # "Brugnon (1895 - 1978) was": the bracketed dates do not block "He"
     elif head.dep_ in ("dobj", "pobj", "dative", "iobj") and not any(t.dep_ in ("appos", "compound") for t in head.children):
         meta["slot"] = "object"
     if "slot" not in meta:
         return s
     return Span(s.start, end, doc.text[s.start:end], s.type, s.score, s.evidence, meta)
+
+
+def _close_bracket(s: Span, text: str) -> Span:
+    """An entity the NER closed inside brackets ("James and Harriet (Triplett") runs to the
+    bracket's end and the name after it ("... (Triplett) Trimble"): an edit must not leave
+    half a bracket behind."""
+    if s.text.count("(") <= s.text.count(")"):
+        return s
+    m = re.match(r"[^()\n]{0,40}\)(?:\s+[A-Z][\w'’-]+)?", text[s.end:])
+    if not m:
+        return s
+    end = s.end + m.end()
+    return Span(s.start, end, text[s.start:end], s.type, s.score, s.evidence, s.meta)
+
+
+def _bracketed(tok) -> bool:
+    i = tok.left_edge.i
+    return i > 0 and tok.doc[i - 1].text in ("(", "[")
 
 
 def _resolve(spans: list[Span]) -> list[Span]:
@@ -240,6 +383,9 @@ class Plan:
             pos = b
         out.append(text[pos:])
         joined = "".join(out)
+        # the sentence splitter may cut "1995 | she was ranked": the fronted date across the cut
+        joined = re.sub(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})\s+(?=(?:he|she|they|we|I|it)\b)",
+                        r"In the \1 ", joined)
         return re.sub(r"[ \t]+\n", "\n", re.sub(r"(?<=\S)[ \t]{2,}", " ", joined)).strip() if joined.strip() else ""
 
     def sentence_tokens(self, si: int, choice: dict[int, str] | None = None) -> Counter:
@@ -257,7 +403,7 @@ class Plan:
         a, b = self.analysis.sentences[si]
         if rendered == self.analysis.text[a:b]:
             return True
-        return sentence_ok(rendered, self.analysis.has_root[si])[0]
+        return sentence_ok(rendered, self.analysis.has_root[si], balance(self.analysis.text[a:b]))[0]
 
     def covering(self, i: int, choice: dict[int, str] | None = None) -> int | None:
         """A chosen deletion that contains unit i, if any."""

@@ -110,19 +110,81 @@ class Keep(Operator):
         return Decision(None, tuple(ladder), "kept by the policy")
 
 
+_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b", re.I)
+_DATE_TYPES = ("DATE", "YEAR", "DECADE", "DOB")
+_STATE_COUNTRIES = frozenset("US AU IN MX BR DE NG MY AT".split())  # first-level divisions called states
+
+
+def kind_noun(span: Span) -> str | None:
+    """What a place or a date *is*, as an indefinite noun phrase: the one replacement that stays
+    true in any slot ("led Germany" -> "led a country", "spent March 2007" -> "spent a month"),
+    where a containing region or a decade would say something else."""
+    if span.type == "LOCATION":
+        from veil.agents.local.spans import place_info
+
+        kind = span.meta.get("kind")
+        if kind is None:
+            kind = (place_info(span.text) or {}).get("kind")
+        if kind == "admin1":
+            cc = span.meta.get("country_code") or (place_info(span.text) or {}).get("country_code")
+            return "a state" if cc in _STATE_COUNTRIES else "a region"
+        return {"city": "a city", "country": "a country", "continent": "a continent"}.get(kind)
+    if span.type in _DATE_TYPES:
+        t = span.text
+        if re.search(r"\d{4}\s*[–-]\s*\d{2,4}", t):
+            return "a season" if re.search(r"\d{4}\s*[–-]\s*\d{2}\b", t) else None
+        if _MONTH.search(t):
+            rest = re.sub(r"\b\d{4}\b", "", _MONTH.sub("", t))
+            return "a day" if re.search(r"\b\d{1,2}(?:st|nd|rd|th)?\b", rest) else "a month"
+        if re.fullmatch(r"(?:in\s+)?\d{4}", t.strip()):
+            return "a year"
+    return None
+
+
 class Generalize(Operator):
+    """A rung of the span's truthful ladder at the policy's level, *that fits the span's slot*
+    (``span.meta["role"]``, from the parse): a modifier of a noun is removed ("an Orlan space
+    suit" -> "a space suit"); a place outside a containment phrase, or a date that is a
+    subject or object, becomes its kind noun ("led a country", "spent a month"); a counted
+    name ("20 Wimbledon Championships") goes with its phrase."""
+
     name = "generalize"
 
     def decide(self, span, ctx, rule, subject):
         ladder = candidates(span, ctx=ctx)
+        kind = span.type.lower()
         if not ladder:
             if rule.get("unknown") == "drop":  # no truthful rung: the phrase that holds it goes
-                return Decision(None, (), f"{span.type.lower()} without a known generalization", drop_unit=True)
+                return Decision(None, (), f"{kind} without a known generalization", drop_unit=True)
             return Decision(None, (), "no truthful generalization known")
         rung, above = pick(span, ladder, rule.get("level", "kind"))
         if rung is None:
-            return Decision(None, tuple(above), f"{span.type.lower()} is already as general as the policy asks")
-        return Decision(rung, tuple(above), f"{span.type.lower()} generalized to {rule.get('level', 'its kind')} by the policy")
+            return Decision(None, tuple(above), f"{kind} is already as general as the policy asks")
+        role = span.meta.get("role")
+        if role == "modifier":
+            return Decision("", (), f"{kind} modifying a noun is removed (a generalization there would name "
+                                    "something else)")
+        if role == "counted" and span.type not in ("NUMBER", "MONEY", "AGE") + _DATE_TYPES:
+            return Decision(None, (), f"counted {kind}: its phrase is removed", drop_unit=True)
+        if role == "attribute" and span.type not in ("LOCATION", "NUMBER", "MONEY", "AGE") + _DATE_TYPES:
+            # "He is a Certified Executive Chef" read as an organisation: "He is an organization"
+            # would be false whatever the NER meant, so the phrase goes or the span stays
+            return Decision(None, (), f"{kind} as a complement: no kind phrase is true there", drop_unit=True)
+        if span.type in _DATE_TYPES and role == "adverbial" and rung.lower().startswith("the "):
+            return Decision(f"in {rung[0].lower()}{rung[1:]}", tuple(f"in {a}" if a.startswith("the ") else a for a in above),
+                            f"{kind} generalized to {rule.get('level', 'its kind')} by the policy")
+        if span.type == "LOCATION" and role is not None and role not in ("locative", "appositive"):
+            noun = kind_noun(span)
+            if noun is None:
+                return Decision(None, (), f"{kind} without a true kind noun in its slot", drop_unit=True)
+            return Decision(noun, (), f"{kind} outside a containment phrase becomes its kind",
+                            drop_unit=role.startswith("pobj:"))
+        if span.type in _DATE_TYPES and role in ("argument", "attribute"):
+            noun = kind_noun(span)
+            if noun is not None:
+                return Decision(noun, (), f"{kind} used as a subject or object becomes its kind")
+            return Decision(None, (), f"{kind} used as a subject or object: its phrase is removed", drop_unit=True)
+        return Decision(rung, tuple(above), f"{kind} generalized to {rule.get('level', 'its kind')} by the policy")
 
 
 class Drop(Operator):
@@ -150,8 +212,27 @@ class SubjectInfo:
     name_tokens: set[str] = field(default_factory=set)
 
     def is_subject(self, span: Span) -> bool:
-        toks = {fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", span.text)}
-        return bool(self.name_tokens) and bool(toks) and toks <= self.name_tokens | {"mr", "mrs", "ms", "dr", "jr", "sr"}
+        """A mention of the subject: its words are the name's ("Kurt", "Mr. Fishback"), or it
+        starts and ends like the name with a middle name or a quoted nickname between
+        ("Jacques \"Toto\" Brugnon", "Georgy Mikhaylovich Grechko" for "Georgy Grechko").
+        Never a mention with digits in it ("minor planet 3148 Grechko")."""
+        if not self.name_tokens or re.search(r"\d", span.text):
+            return False
+        text = re.sub(r"\\?[\"“][^\"”]*\\?[\"”]", " ", span.text)  # a quoted nickname
+        text = re.sub(r"['’]s?$", "", text.strip())  # "Aeschbacher's"
+        words = [fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", text)]
+        toks = set(words)
+        if toks and toks <= self.name_tokens | {"mr", "mrs", "ms", "dr", "jr", "sr"}:
+            return True
+        first, last = self.first_last
+        return len(words) >= 3 and words[0] == first and words[-1] == last
+
+    @property
+    def first_last(self) -> tuple[str | None, str | None]:
+        if not self.name:
+            return None, None
+        words = [fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", self.name) if len(t) > 1]
+        return (words[0], words[-1]) if words else (None, None)
 
 
 class Person(Operator):
@@ -161,12 +242,18 @@ class Person(Operator):
     name = "person"
 
     def decide(self, span, ctx, rule, subject):
-        pseudo = ctx.pseudonyms.placeholder(span.text, ctx.doc_id)
+        name = re.sub(r"\s*['’]s?$", "", span.text)
+        pseudo = ctx.pseudonyms.placeholder(name, ctx.doc_id)
         slot = span.meta.get("slot")
         if subject.is_subject(span) and subject.gender and slot:
             he, him, his = _SUBJ[subject.gender]
             pron = {"subject": he, "object": him, "possessive": his}[slot]
             return Decision(pron, (pseudo,), "the subject's name becomes the pronoun the text uses for them")
+        if slot == "possessive":
+            return Decision(f"{pseudo}'s", (), "a person's name becomes a consistent pseudonym")
+        if span.meta.get("role") == "modifier" and not subject.is_subject(span):
+            # "the Salyut space stations", "the Louis Armstrong photo": the name goes, its noun stays
+            return Decision("", (), "a name modifying a noun is removed")
         return Decision(pseudo, (), "a person's name becomes a consistent pseudonym")
 
 

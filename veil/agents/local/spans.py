@@ -958,7 +958,12 @@ def _with_articles(text: str, spans: list[Span]) -> list[Span]:
     return out
 
 
-RE_CITY_REGION = re.compile(r",\s*(?P<r>(?:[A-Z][a-z]+\.?\s?){1,3}|[A-Z]{2}\b|(?:[A-Z]\.){2,3}|D\.C\.)")
+RE_CITY_REGION = re.compile(r",\s*(?P<r>(?:[A-Z][^\W\d_]+(?:-[A-Z][^\W\d_]+)?\.?\s?){1,3}|[A-Z]{2}\b|(?:[A-Z]\.){2,3}|D\.C\.)")
+
+
+@lru_cache(maxsize=1)
+def _us_state_names() -> dict[str, dict]:
+    return {fold(st["name"]): st for st in gazetteer().state_codes.values()}
 
 
 def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
@@ -974,13 +979,18 @@ def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
         if s.type in ("LOCATION", "PROPER", "PERSON") and s.text[:1].isupper():
             m = RE_CITY_REGION.match(text, s.end)
             if m:
-                region = m.group("r").strip()
+                region = re.split(r"\.\s", m.group("r"))[0].strip()  # not across a sentence end
+                if region.endswith(".") and not re.fullmatch(r"(?:[A-Z]\.){2,3}|D\.C\.|[A-Z][a-z]{1,3}\.", region):
+                    region = region[:-1]  # "Hebron, New York." ends the sentence, not the name
                 rinfo = None
                 if region in g.state_codes:
                     st = g.state_codes[region]
                     rinfo = {"kind": "admin1", "name": st["name"], "admin1": st["name"], "country_code": "US", "continent": "NA"}
                 elif region in lex["us_state_abbreviations"]:
                     st = g.state_codes[lex["us_state_abbreviations"][region]]
+                    rinfo = {"kind": "admin1", "name": st["name"], "admin1": st["name"], "country_code": "US", "continent": "NA"}
+                elif fold(region) in _us_state_names():  # "Hebron, New York": the state, not the city
+                    st = _us_state_names()[fold(region)]
                     rinfo = {"kind": "admin1", "name": st["name"], "admin1": st["name"], "country_code": "US", "continent": "NA"}
                 else:
                     rinfo = place_info(region)

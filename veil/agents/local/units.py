@@ -80,11 +80,16 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "npadvmod" and right.i - left.i + 1 > 6:
         return None
     doc = tok.doc
+    if dep == "prep" and tok.head.pos_ in ("ADV", "ADP", "PART") and tok.head.i == left.i - 1 \
+            and tok.head.dep_ in ("advmod", "prt", "prep") and not any(c.i > tok.i for c in tok.head.children if c is not tok):
+        left = tok.head  # "up to the Civil War", "away from home": the particle goes with its phrase
     start, end = _char(left)[0], _char(right)[1]
     pieces: list[Piece] = []
     n = right.i - left.i + 1
     before = doc[left.i - 1] if left.i - 1 >= sent.start else None
     after = doc[right.i + 1] if right.i + 1 < sent.end else None
+    if dep in ("relcl", "acl", "advcl", "appos") and after is not None and after.pos_ in ("NOUN", "PROPN", "NUM", "ADJ"):
+        return None  # the parse cut the clause short ("who won 10 Grand Slam | doubles titles")
     if dep == "conj":
         # a conjunct without the conjuncts chained after it ("German" in "French, German and
         # Italian" holds "and Italian" in the parse)
