@@ -84,10 +84,16 @@ def main() -> int:
     }
     eval_s = time.perf_counter() - t
     print(f"\nDB-bio test, {len(recs)} biographies (link@rand3: BM25 top-1, 3 random claims without the name claim, seeds 0-2)")
-    print(f"| {'system':32} | link@rand3 | occupation acc | mean cosine |")
-    print(f"|{'-' * 34}|-----------:|---------------:|------------:|")
+    print(f"| {'system':32} | link@rand3 | semantic link@rand3 | occupation acc | mean cosine | truthfulness violations | parse-check failures |")
+    print(f"|{'-' * 34}|-----------:|--------------------:|---------------:|------------:|------------------------:|---------------------:|")
     for name, m in rows.items():
-        print(f"| {name:32} | {m['link@rand3']:10.3f} | {m['label_accuracy']:14.3f} | {m['mean_cosine']:11.3f} |")
+        pf, tr = m["parse_failures"], m["truthfulness"]
+        print(f"| {name:32} | {m['link@rand3']:10.3f} | {m['semantic_link@rand3']:19.3f} | {m['label_accuracy']:14.3f} "
+              f"| {m['mean_cosine']:11.3f} | {tr['records_with_violations']:>9} records ({tr['violating_words']} words) "
+              f"| {pf['failed']:>5}/{pf['sentences']} ({pf['share']:.1%}) |")
+    if args.output:
+        ppl = f"  .venv/bin/veil eval {args.output} --sanitized-field veil --perplexity"
+        print(f"perplexity ratio (needs the llamacpp extra):\n{ppl}")
     met = sum(r.privacy_target_met for r in results)
     iters = sum(r.iterations for r in results) / max(1, len(results))
     print(f"\nprivacy target met (simulated attack) for {met}/{len(results)}; mean iterations {iters:.2f}")

@@ -216,3 +216,67 @@ def test_truthfulness_over_many_generated_documents(engine):
         for part in name.split():
             assert part not in out, out
         assert "@example.com" not in out and "555-0" not in out, out
+
+
+def test_parse_failures_count_only_sentences_veil_wrote():
+    from veil.evals.grammar import parse_failures
+
+    original = "He was born in Sacramento in 1942. He studied art at the college."
+    broken = "He was born in Sacramento in 1942. He studied art at the."
+    fine = "He was born in California in the 1940s. He studied art at a college."
+    bad = parse_failures([original, original], [broken, fine])
+    assert bad["sentences"] == 4 and bad["failed"] == 1 and bad["records_with_failures"] == 1
+    assert bad["share"] == 0.25 and "dangling word before punctuation" in bad["reasons"]
+    assert parse_failures([original], [original])["failed"] == 0
+
+
+def test_policy_flag_changes_what_the_local_engine_generalizes(tmp_path, capsys):
+    """`--policy FILE`: a copy of the default policy that keeps places keeps "Sacramento"; the
+    default generalizes it; a policy naming an unknown operator is a one-line user error."""
+    import json as _json
+
+    from veil.agents.local.policy import DEFAULT_POLICY
+    from veil.cli import main
+
+    src = tmp_path / "in.txt"
+    src.write_text("Kurt Fishback was born in Sacramento in 1942. He teaches photography at a college.\n")
+    policy = _json.loads(DEFAULT_POLICY.read_text())
+    policy["rules"]["LOCATION"] = {"operator": "keep"}
+    keep = tmp_path / "keep.json"
+    keep.write_text(_json.dumps(policy))
+    outs = {}
+    for name, extra in (("default", []), ("keep", ["--policy", str(keep)])):
+        dst = tmp_path / f"{name}.txt"
+        rc = main(["anonymize", str(src), "-o", str(dst), "--db", str(tmp_path / "veil.db"), "--no-progress", *extra])
+        assert rc == 0, capsys.readouterr().err
+        outs[name] = dst.read_text()
+    assert "Sacramento" not in outs["default"] and "California" in outs["default"]
+    assert "Sacramento" in outs["keep"] and "1942" not in outs["keep"]
+    policy["rules"]["LOCATION"] = {"operator": "scramble"}
+    bad = tmp_path / "bad.json"
+    bad.write_text(_json.dumps(policy))
+    capsys.readouterr()
+    rc = main(["anonymize", str(src), "--db", str(tmp_path / "veil.db"), "--no-progress", "--policy", str(bad)])
+    err = capsys.readouterr().err
+    assert rc == 2 and "unknown operator 'scramble'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
+    import asyncio
+
+    from veil.anonymizer import Anonymizer
+    from veil.documents import Document
+
+    text = ("Je m'appelle Claire Dubois et j'habite à Lyon depuis 1998. Vous pouvez m'écrire à "
+            "claire.dubois@example.org ou m'appeler au +33 6 12 34 56 78 pour le rendez-vous de la semaine prochaine.")
+
+    async def go():
+        async with Anonymizer("local", db_path=None) as anon:
+            return await anon.anonymize(Document(id="fr", text=text, name="Claire Dubois"))
+
+    r = asyncio.run(go())
+    out = r.anonymized_text
+    assert "claire.dubois@example.org" not in out and "12 34 56 78" not in out and "Dubois" not in out
+    assert "Lyon" in out and "1998" in out  # the English NER and policy did not run on French
+    assert r.privacy_status == "unverified"
+    assert any("not read as English" in p for p in r.protections)

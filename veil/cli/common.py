@@ -16,7 +16,14 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--base-url", help="default: $VEIL_LLM_BASE_URL or http://127.0.0.1:8000/v1")
     g.add_argument("--model", help="model name served by the endpoint (default: $VEIL_LLM_MODEL)")
     g.add_argument("--api-key", help="default: $VEIL_LLM_API_KEY or $OPENAI_API_KEY")
-    g.add_argument("--llm-timeout", type=float, help="seconds per LLM call (default 60)")
+    g.add_argument("--llm-timeout", type=float, help="seconds per LLM request, counted from its send (default 60)")
+    g.add_argument("--structured-output", choices=["auto", "json_schema", "json_object", "guided_json", "prompt"],
+                   help="how the JSON schema is sent: json_schema (OpenAI, vLLM), json_object (llama-cpp-python), "
+                        "guided_json (vLLM extra_body), prompt (schema in the prompt); default auto: probed once "
+                        "per endpoint ($VEIL_LLM_STRUCTURED_OUTPUT)")
+    g.add_argument("--llm-concurrency", type=int,
+                   help="LLM requests in flight at once (default: 1 for a llama.cpp server, else unlimited; "
+                        "$VEIL_LLM_CONCURRENCY)")
 
 
 def add_engine_args(p: argparse.ArgumentParser) -> None:
@@ -34,6 +41,8 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--train", type=Path, help="JSONL of labelled texts for the utility classifier")
     g.add_argument("--allow", action="append", default=[], help="term never to change (repeatable)")
     g.add_argument("--deny", action="append", default=[], help="term always to remove (repeatable)")
+    g.add_argument("--policy", type=Path, help="generalization policy JSON of the local engine (default: "
+                   "veil/agents/local/data/policy.json; copy it and change an operator or a level)")
 
 
 def add_db_arg(p: argparse.ArgumentParser) -> None:
@@ -41,16 +50,24 @@ def add_db_arg(p: argparse.ArgumentParser) -> None:
 
 
 def llm_settings(args: argparse.Namespace) -> LLMSettings:
-    return LLMSettings.from_env(
-        base_url=getattr(args, "base_url", None),
-        model=getattr(args, "model", None),
-        api_key=getattr(args, "api_key", None),
-        timeout_s=getattr(args, "llm_timeout", None),
-    )
+    concurrency = getattr(args, "llm_concurrency", None)
+    if concurrency is not None and concurrency < 1:
+        raise UserInputError("--llm-concurrency must be at least 1")
+    try:
+        return LLMSettings.from_env(
+            base_url=getattr(args, "base_url", None),
+            model=getattr(args, "model", None),
+            api_key=getattr(args, "api_key", None),
+            timeout_s=getattr(args, "llm_timeout", None),
+            structured_output=getattr(args, "structured_output", None),
+            concurrency=concurrency,
+        )
+    except ValueError as e:  # a bad environment value
+        raise UserInputError(f"invalid LLM setting: {e}") from e
 
 
 def engine_options(args: argparse.Namespace) -> dict[str, Any]:
-    for f in (args.population, args.train):
+    for f in (args.population, args.train, getattr(args, "policy", None)):
         if f is not None and not f.is_file():
             raise UserInputError(f"{f}: no such file")
     return {
@@ -58,6 +75,7 @@ def engine_options(args: argparse.Namespace) -> dict[str, Any]:
         "population_name_field": args.population_name_field,
         "population_text_field": args.population_text_field,
         "train_path": args.train,
+        "policy_path": getattr(args, "policy", None),
         "allow": list(args.allow),
         "deny": list(args.deny),
     }

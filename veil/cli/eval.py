@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     columns = ["texts", "link@rand3 (lower is better)", "label accuracy", "mean cosine"]
     if claims is not None:
         columns.insert(2, "semantic link@rand3 (lower is better)")
+    columns += ["records with untruthful words", "sentences failing the parse check"]
     if args.perplexity:
         columns.append("perplexity ratio")
     table = Table(*columns, title=f"{len(rows)} records")
@@ -98,10 +99,35 @@ def run(args: argparse.Namespace) -> int:
         cells = [field, fmt(m["link@rand3"]), fmt(m["label_accuracy"]), fmt(m["mean_cosine"])]
         if claims is not None:
             cells.insert(2, fmt(m.get("semantic_link@rand3")))
+        cells.append(f"{m['truthfulness']['records_with_violations']}/{len(rows)}")
+        pf = m["parse_failures"]
+        cells.append(f"{pf['failed']}/{pf['sentences']} ({pf['share']:.1%})")
         if args.perplexity:
             cells.append(fmt(m.get("perplexity_ratio")))
         table.add_row(*cells)
-    Console(file=sys.stdout).print(table)
+    # a pipe or a file gets the whole table on one line per row, not wrapped to 80 columns
+    Console(file=sys.stdout, width=None if sys.stdout.isatty() else 220).print(table)
+    statuses = status_counts(rows)
+    if statuses:
+        print("privacy status (as the runs reported it): " + ", ".join(f"{n} {s}" for s, n in statuses.items())
+              + ("; unverified runs were never re-identified by their own attacker on the original either: "
+                 "they are not certified" if statuses.get("unverified") else ""), file=sys.stdout)
     if args.output:
-        atomic_write_text(args.output, json.dumps({"records": len(rows), "seeds": list(seeds), "metrics": results}, indent=2))
+        report = {"records": len(rows), "seeds": list(seeds), "metrics": results}
+        if statuses:
+            report["privacy_status"] = statuses
+        atomic_write_text(args.output, json.dumps(report, indent=2))
     return 0
+
+
+def status_counts(rows: list[tuple[str, dict]]) -> dict[str, int]:
+    """Records per ``privacy_status`` of ``veil anonymize``'s output (unverified runs counted
+    apart from protected ones); empty when the input has no such field."""
+    seen = [rec.get("privacy_status") for _, rec in rows if "privacy_status" in rec]
+    if not seen:
+        return {}
+    out = {s: sum(v == s for v in seen) for s in ("protected", "re-identified", "unverified")}
+    other = len(seen) - sum(out.values())
+    if other:
+        out["none (failed)"] = other
+    return out

@@ -33,6 +33,7 @@ def evaluate(
     exclude: str | None = "name is",
     orig_emb: Any = None,
     semantic: bool = True,
+    quality: bool = True,
     perplexity: bool = False,
     ppl_model: Any = None,
     orig_ppl: list[float] | None = None,
@@ -41,7 +42,8 @@ def evaluate(
     (:mod:`veil.evals.semantic`, needs ``claims``); ``perplexity``: the SmolLM2 perplexity ratio
     (:mod:`veil.evals.fluency`; None when llama-cpp-python or the GGUF is missing), with
     ``ppl_model`` a loaded :class:`~veil.evals.fluency.Perplexity` and ``orig_ppl`` the
-    originals' perplexities when already computed."""
+    originals' perplexities when already computed. ``quality``: truthfulness violations
+    (:mod:`veil.evals.truthfulness`) and the parse-check failures (:mod:`veil.evals.grammar`)."""
     if len(originals) != len(sanitized):
         raise UserInputError(f"{len(originals)} originals but {len(sanitized)} sanitized texts")
     if claims is not None and len(claims) != len(originals):
@@ -53,6 +55,12 @@ def evaluate(
         "label_accuracy": label_accuracy(originals, sanitized, labels, orig_emb=orig_emb, san_emb=san_emb) if labels else None,
         "mean_cosine": mean_cosine(originals, sanitized, orig_emb=orig_emb, san_emb=san_emb),
     }
+    if quality:
+        from veil.evals.grammar import parse_failures
+        from veil.evals.truthfulness import summarize
+
+        out["truthfulness"] = summarize(originals, sanitized, labels)
+        out["parse_failures"] = parse_failures(originals, sanitized)
     if semantic:
         from veil.evals.semantic import semantic_link_at_rand3
 

@@ -57,6 +57,8 @@ _FIRST = re.compile(r"\b(?:I|I'm|I've|I'd|my|me)\b")
 DROP_KINDS = ("prepositional phrase", "appositive", "parenthetical", "conjunct", "adverbial phrase",
               "relative clause", "participial clause", "modifier")
 MAX_DROP_TOKENS = 12
+# what the pattern recognizers find in any language (Presidio's and VEIL_PATTERNS)
+LANGUAGE_INDEPENDENT = frozenset({"EMAIL", "PHONE", "URL", "ID", "ADDRESS", "DOB", "DENY"})
 
 
 _FRONTED_PERIOD = re.compile(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})(,? )(?=(?:he|she|they|we|I|it|his|her|their)\b)")
@@ -156,6 +158,11 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         return len(sents) - 1
 
     spans = find_spans(text, doc=doc)
+    english = nlp.is_english(text)
+    if not english:
+        # the English model's entities and parse say nothing reliable about another language:
+        # only the language-independent recognizers (patterns, the known name, --deny) act
+        spans = [s for s in spans if s.type in LANGUAGE_INDEPENDENT]
     spans += _name_mentions(text, task.name, spans)
     spans += list(deny_spans(text, deny))
     spans = _resolve([_close_bracket(s, text) for s in spans])
@@ -184,7 +191,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                           direct=direct, policy=d.replacement, drop_unit=d.drop_unit, reason=d.reason,
                           tokens=list(_tokens_of(s.text))))
     span_bounds = [(u.start, u.end) for u in units]
-    for c in constituents(doc, sents):
+    for c in constituents(doc, sents) if english else []:
         # a deletion must take a span whole or leave it alone
         if any(c.start < e and b < c.end and not (c.start <= b and e <= c.end) for b, e in span_bounds):
             continue

@@ -153,7 +153,7 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
             clues=clues,
             per_target=per_target,
             verified=verified,
-            protections=[] if verified else PROTECTIONS,
+            protections=[] if verified else protections_applied(task.original),
             explanation=(
                 "full-text retrieval over the knowledge base" if not w.population_is_batch
                 else "partial-knowledge linking attack over the batch" if "partial_knowledge" in per_target
@@ -165,14 +165,31 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
 DIRECT = {"PERSON", "EMAIL", "PHONE", "URL", "ID", "DOB", "ADDRESS"}
 # what the plan applies to every document, population or not (reported when no attack can run)
 PROTECTIONS = ["names", "contacts and ids", "addresses", "dates of birth", "the generalization policy"]
+NOT_ENGLISH = ("the text does not read as English: only the language-independent recognizers ran (e-mail, phone, "
+               "URL, ids, addresses, dates of birth, the known name, --deny terms)")
+
+
+def protections_applied(original: str) -> list[str]:
+    """What the local engine applied to a text no attack could verify; for a text that is not
+    English, the warning that only the language-independent recognizers ran."""
+    from veil.nlp import is_english
+
+    if not is_english(original):
+        return ["contacts and ids", "addresses", "dates of birth", "the known name", NOT_ENGLISH]
+    return list(PROTECTIONS)
 PLACEHOLDER = re.compile(r"(?:Person [A-Z]{1,3}|\[\w+\]|(?:the|a|an) [a-z ]+)", re.I)  # veil's own replacements
 
 
 def direct_identifiers(text: str, name: str | None) -> list[str]:
-    """Names, contact details and ids in the text (and parts of the known name)."""
+    """Names, contact details and ids in the text (and parts of the known name). In a text that
+    is not English, only what the language-independent recognizers find (the English NER reads
+    "Je m'appelle" as a name)."""
+    from veil.agents.local.optimizer import LANGUAGE_INDEPENDENT
     from veil.agents.local.spans import find_spans
+    from veil.nlp import is_english
 
-    found = [s.text for s in find_spans(text) if s.type in DIRECT and not PLACEHOLDER.fullmatch(s.text)]
+    types = DIRECT if is_english(text) else DIRECT & LANGUAGE_INDEPENDENT
+    found = [s.text for s in find_spans(text) if s.type in types and not PLACEHOLDER.fullmatch(s.text)]
     if name:
         found += [p for p in re.findall(r"[A-Z][\w'-]{2,}", name) if re.search(rf"(?<!\w){re.escape(p)}(?!\w)", text)]
     return found
