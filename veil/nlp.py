@@ -165,13 +165,29 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 def is_english(text: str) -> bool:
-    """A cheap check: English function words make up a fair share of any English text of some
-    length. Short texts (< 6 words) are given the benefit of the doubt."""
+    """Does the text read as English? Telegraphic English (a clinical note, a list) has few
+    function words of any language, so the test is the other way round: a text is *not* English
+    when the function words of another language (spaCy's stop-word lists for French, German,
+    Spanish, Italian, Portuguese and Dutch, less the English ones) outnumber the English ones
+    and make up a fair share of it. Short texts (< 6 words) are given the benefit of the doubt."""
     words = [w.lower() for w in _WORD.findall(text)]
     if len(words) < 6:
         return True
-    stop = nlp().Defaults.stop_words
-    return sum(w in stop for w in words) / len(words) >= 0.18
+    english, foreign = _stop_words()
+    en = sum(w in english for w in words)
+    other = sum(w in foreign for w in words)
+    return not (other > en and other / len(words) >= 0.15)
+
+
+@lru_cache(maxsize=1)
+def _stop_words() -> tuple[frozenset[str], frozenset[str]]:
+    import importlib
+
+    english = frozenset(nlp().Defaults.stop_words)
+    foreign: set[str] = set()
+    for lang in ("fr", "de", "es", "it", "pt", "nl"):
+        foreign |= importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS
+    return english, frozenset(foreign - english)
 
 
 __all__ = ["MODEL", "ModelMissingError", "nlp", "parse", "parse_many", "sentence_spans", "sentences", "check_sentence",
