@@ -46,7 +46,7 @@ _DOUBLE_PUNCT = re.compile(r"([,;:])\s*([,.;:!?])")
 _OPEN_PAREN_SPACE = re.compile(r"\(\s+")
 _PERIOD = r"(?:\d{3}0s|\d{1,2}(?:st|nd|rd|th) century)"
 # "(the 1890s – the 1970s)" -> "(1890s–1970s)": a range in brackets takes no articles
-_BRACKET_RANGE = re.compile(rf"\((?:the )?(early |mid-|late )?({_PERIOD}(?: in [^()–]+?)?)\s*[–-]\s*(?:the )?(early |mid-|late )?({_PERIOD}(?: in [^()–]+?)?)\)")
+_BRACKET_RANGE = re.compile(rf"\((?:in )?(?:the )?(early |mid-|late )?({_PERIOD}(?: in [^()–]+?)?)\s*[–-]\s*(?:in )?(?:the )?(early |mid-|late )?({_PERIOD}(?: in [^()–]+?)?)\)")
 _LATE_THE = re.compile(rf"\b(early|mid|late)[- ]the ({_PERIOD})")  # "in late the 2000s" -> "in the late 2000s"
 _ON_PERIOD = re.compile(rf"\b([Oo])n (the (?:early |mid-|late )?{_PERIOD})")  # "On the 2010s" -> "In the 2010s"
 # "from the 1850s to the 1850s" -> "in the 1850s": a range whose ends generalized to one period
@@ -57,6 +57,7 @@ _FIRST = re.compile(r"\b(?:I|I'm|I've|I'd|my|me)\b")
 DROP_KINDS = ("prepositional phrase", "appositive", "parenthetical", "conjunct", "adverbial phrase",
               "relative clause", "participial clause", "modifier")
 MAX_DROP_TOKENS = 12
+_NOT_A_NAME_TYPES = frozenset({"ORG", "LOCATION", "PRODUCT", "WORK", "EVENT", "AWARD", "TITLE"})
 # what the pattern recognizers find in any language (Presidio's and VEIL_PATTERNS)
 LANGUAGE_INDEPENDENT = frozenset({"EMAIL", "PHONE", "URL", "ID", "ADDRESS", "DOB", "DENY"})
 
@@ -163,9 +164,14 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         # the English model's entities and parse say nothing reliable about another language:
         # only the language-independent recognizers (patterns, the known name, --deny) act
         spans = [s for s in spans if s.type in LANGUAGE_INDEPENDENT]
+    # an entity holding the known name is that person, whatever the NER called it
+    # ("Pieter de Smet" read as an organisation)
+    known = _name_mentions(text, task.name, [])
+    spans = [Span(s.start, s.end, s.text, "PERSON", s.score, s.evidence, {}) if s.type in _NOT_A_NAME_TYPES
+             and any(s.start <= k.start and k.end <= s.end for k in known) else s for s in spans]
     spans += _name_mentions(text, task.name, spans)
     spans += list(deny_spans(text, deny))
-    spans = _resolve([_close_bracket(s, text) for s in spans])
+    spans = _resolve(_join_bracketed_names([_close_bracket(s, text) for s in spans], text))
     subject = subject_info(text, task.name, spans)
     units: list[Unit] = []
     for s in spans:
@@ -224,6 +230,14 @@ def _span_head(s: Span, doc):
     return max(toks, key=lambda t: (t.head.i < toks[0].i or t.head.i > toks[-1].i, t.i)), toks
 
 
+def _first_head(s: Span, doc):
+    """The first token of the span attached outside it: "Evanston" of "Evanston, Illinois" (the
+    parser may hang "Illinois" anywhere), the noun of "the Daily Telegraph"."""
+    toks = [t for t in doc if s.start <= t.idx < s.end]
+    outside = [t for t in toks if t.head.i < toks[0].i or t.head.i > toks[-1].i or t.head.i == t.i]
+    return (outside[0] if outside else (toks[-1] if toks else None)), toks
+
+
 def role_of(s: Span, doc) -> str | None:
     """How a span stands in its sentence, which decides what may replace it truthfully:
     - "modifier": it modifies a noun after it ("an Orlan space suit", "the Hartlepool youth
@@ -235,7 +249,7 @@ def role_of(s: Span, doc) -> str | None:
     - "argument": subject, object or complement ("led Germany", "spent March 2007"): only a
       kind noun stays true ("led a country", "spent a month");
     - "pobj:<prep>": the object of another preposition; "possessive"; None when unknown."""
-    head, toks = _span_head(s, doc)
+    head, toks = _first_head(s, doc)
     if head is None:
         return None
     first = toks[0]
@@ -329,6 +343,20 @@ def _close_bracket(s: Span, text: str) -> Span:
         return s
     end = s.end + m.end()
     return Span(s.start, end, text[s.start:end], s.type, s.score, s.evidence, s.meta)
+
+
+def _join_bracketed_names(spans: list[Span], text: str) -> list[Span]:
+    """"Benjamin Horace (Ben) Weese": one person, not three (the surname alone would be
+    resolved to his brother "Harry Weese")."""
+    people = sorted((s for s in spans if s.type == "PERSON"), key=lambda s: s.start)
+    merged: dict[int, Span] = {}
+    drop: set[int] = set()
+    for a, b, c in zip(people, people[1:], people[2:]):
+        if id(a) in drop or not re.fullmatch(r"\s*\(", text[a.end:b.start]) or not re.fullmatch(r"\)\s*", text[b.end:c.start]):
+            continue
+        merged[id(a)] = Span(a.start, c.end, text[a.start:c.end], "PERSON", a.score, a.evidence, a.meta)
+        drop |= {id(b), id(c)}
+    return [merged.get(id(s), s) for s in spans if id(s) not in drop]
 
 
 def _bracketed(tok) -> bool:

@@ -158,32 +158,40 @@ class Generalize(Operator):
                 return Decision(None, (), f"{kind} without a known generalization", drop_unit=True)
             return Decision(None, (), "no truthful generalization known")
         rung, above = pick(span, ladder, rule.get("level", "kind"))
-        if rung is None:
-            return Decision(None, tuple(above), f"{kind} is already as general as the policy asks")
         role = span.meta.get("role")
         if role == "modifier":
+            if rung is None:
+                return Decision(None, (), f"{kind} modifying a noun is already as general as the policy asks")
             return Decision("", (), f"{kind} modifying a noun is removed (a generalization there would name "
                                     "something else)")
-        if role == "counted" and span.type not in ("NUMBER", "MONEY", "AGE") + _DATE_TYPES:
-            return Decision(None, (), f"counted {kind}: its phrase is removed", drop_unit=True)
         if role == "attribute" and span.type not in ("LOCATION", "NUMBER", "MONEY", "AGE") + _DATE_TYPES:
             # "He is a Certified Executive Chef" read as an organisation: "He is an organization"
             # would be false whatever the NER meant, so the phrase goes or the span stays
             return Decision(None, (), f"{kind} as a complement: no kind phrase is true there", drop_unit=True)
-        if span.type in _DATE_TYPES and role == "adverbial" and rung.lower().startswith("the "):
-            return Decision(f"in {rung[0].lower()}{rung[1:]}", tuple(f"in {a}" if a.startswith("the ") else a for a in above),
-                            f"{kind} generalized to {rule.get('level', 'its kind')} by the policy")
-        if span.type == "LOCATION" and role is not None and role not in ("locative", "appositive"):
+        if role == "counted" and span.type not in ("NUMBER", "MONEY", "AGE") + _DATE_TYPES:
+            return Decision(None, (), f"counted {kind}: its phrase is removed", drop_unit=True)
+        if span.type == "ORG" and list(ladder) == ["an organization"] and role in ("argument", "appositive", None):
+            # only the NER's word that it is an organisation ("invented X", "developed X"): no
+            # kind phrase is sure to be true, so the phrase goes (or the attacker's plan decides)
+            return Decision(None, (), f"{kind} of unknown kind as a subject or object", drop_unit=True)
+        needs_kind = (span.type == "LOCATION" and role is not None and role not in ("locative", "appositive")) or \
+            (span.type in _DATE_TYPES and role in ("argument", "attribute"))
+        if needs_kind:
+            # a containing region or a decade would say something else here ("led Europe",
+            # "spent the 2000s", "North America's congressional map"): only the kind noun is true
             noun = kind_noun(span)
+            if rung is None:
+                return Decision(None, (noun,) if noun else (), f"{kind} is already as general as the policy asks")
             if noun is None:
                 return Decision(None, (), f"{kind} without a true kind noun in its slot", drop_unit=True)
-            return Decision(noun, (), f"{kind} outside a containment phrase becomes its kind",
-                            drop_unit=role.startswith("pobj:"))
-        if span.type in _DATE_TYPES and role in ("argument", "attribute"):
-            noun = kind_noun(span)
-            if noun is not None:
-                return Decision(noun, (), f"{kind} used as a subject or object becomes its kind")
-            return Decision(None, (), f"{kind} used as a subject or object: its phrase is removed", drop_unit=True)
+            return Decision(noun, (), f"{kind} in this slot becomes its kind",
+                            drop_unit=bool(role and role.startswith("pobj:")))
+        if rung is None:
+            return Decision(None, tuple(above), f"{kind} is already as general as the policy asks")
+        if span.type in _DATE_TYPES and role in ("adverbial", "appositive") and rung.lower().startswith("the "):
+            # "1995 she was ranked", "died in Albuquerque, August 9, 1904": "in the 1990s"
+            return Decision(f"in {rung[0].lower()}{rung[1:]}", tuple(f"in {a}" if a.startswith("the ") else a for a in above),
+                            f"{kind} generalized to {rule.get('level', 'its kind')} by the policy")
         return Decision(rung, tuple(above), f"{kind} generalized to {rule.get('level', 'its kind')} by the policy")
 
 

@@ -236,6 +236,9 @@ VEIL_PATTERNS = [
      rf"{_MONTHS_RX}\s+\d{{1,2}}(?:st|nd|rd|th)?\s*,?\s+\d{{4}}|\d{{4}}-\d{{2}}-\d{{2}})", 0.9),
     ("STREET_ADDRESS", "street", r"\b\d{1,6}[A-Za-z]?\s+(?:[NSEW]\.?\s+)?(?:[A-Z][\w'’-]*\s+){1,4}" + _STREET_KINDS
      + r"\b\.?(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat)\.?\s*#?\w+)?", 0.85),
+    # a named street without a number ("off of Yale Boulevard", "on East 18th Street"): where someone lives or works
+    ("STREET_ADDRESS", "street_name", r"\b(?:(?:North|South|East|West|[NSEW]\.)\s+)?(?:[A-Z][\w'’-]+\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,3}"
+     r"(?:Street|Avenue|Boulevard|Road|Lane|Drive|Terrace|Parkway)\b", 0.6),
     ("POSTAL_CODE", "us_zip", r"(?<=\b[A-Z]{2}\s{1,2})\d{5}(?:-\d{4})?\b", 0.8),
     ("POSTAL_CODE", "uk_postcode", r"\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b", 0.7),
     ("PHONE_NUMBER", "nanp", r"(?<![\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\d-])", 0.75),

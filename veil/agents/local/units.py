@@ -33,6 +33,11 @@ children cousin uncle aunt nephew niece grandson granddaughter grandfather grand
 partner spouse twin sibling relative descendant ancestor""".split())
 
 
+# verbs that do not stand without their prepositional complement
+NEEDS_COMPLEMENT = frozenset("get got gets getting put puts putting place placed lead leads led bring brought send sent "
+                             "born consist consists consisted belong belongs belonged".split())
+
+
 @dataclass(frozen=True)
 class Piece:
     start: int
@@ -79,6 +84,11 @@ def _dependent(tok, sent) -> Constituent | None:
         return None
     if dep == "npadvmod" and right.i - left.i + 1 > 6:
         return None
+    if dep == "prep" and tok.head.pos_ in ("VERB", "AUX") and tok.i > tok.head.i \
+            and (tok.head.lower_ in NEEDS_COMPLEMENT or (tok.head.tag_ == "VBN" and tok.head.dep_ in ("advcl", "acl"))) \
+            and not any(c.i > tok.head.i and c is not tok and c.dep_ in ("prep", "dobj", "advmod", "npadvmod", "attr", "prt")
+                        for c in tok.head.children):
+        return None  # its only complement: "Born in El Paso, he" -> "Born he"; "get to the final" -> "get"
     doc = tok.doc
     if dep == "prep" and tok.head.pos_ in ("ADV", "ADP", "PART") and tok.head.i == left.i - 1 \
             and tok.head.dep_ in ("advmod", "prt", "prep") and not any(c.i > tok.i for c in tok.head.children if c is not tok):
