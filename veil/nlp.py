@@ -39,7 +39,14 @@ def nlp():
 
 
 def parse(text: str, *, light: bool = False):
-    """The parse of ``text``; ``light`` skips NER and lemmas (the parse check needs neither)."""
+    """The parse of ``text``; ``light`` skips NER and lemmas (the parse check and the sentence
+    splitter need neither). Cached: the planner, the attacker and the evaluators ask for the
+    same texts again and again. Treat the Doc as read-only."""
+    return _parse(text, light)
+
+
+@lru_cache(maxsize=2048)
+def _parse(text: str, light: bool):
     return nlp()(text, disable=["ner", "lemmatizer"]) if light else nlp()(text)
 
 
@@ -64,7 +71,7 @@ def sentences(text: str) -> list[str]:
     """The sentences of a text (the project's one sentence splitter)."""
     if not text.strip():
         return []
-    doc = parse(text)
+    doc = parse(text, light=True)  # sentence boundaries come from the parser, not the NER
     return [doc.text[a:b] for a, b in sentence_spans(doc)]
 
 

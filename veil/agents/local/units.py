@@ -30,9 +30,16 @@ RELATIONAL = frozenset("""part member one some many most all each none several b
 piece couple lot majority rest half group pair set member members parts ones dozen hundreds thousands millions
 variety range list total amount share brother sister son daughter wife husband father mother parent child
 children cousin uncle aunt nephew niece grandson granddaughter grandfather grandmother widow widower friend
-partner spouse twin sibling relative descendant ancestor""".split())
+partner spouse twin sibling relative descendant ancestor field area role position rank capacity""".split())
 
 
+# what else may follow a verb so that it still says something once a prepositional phrase goes
+_COMPLEMENTS = frozenset({"prep", "dobj", "advmod", "npadvmod", "attr", "prt", "xcomp", "ccomp", "acomp", "oprd", "dative",
+                          "agent", "advcl"})
+# modifiers whose loss makes the rest false ("former", "backup", "minor planet", "female candidate")
+KEEP_MODIFIERS = frozenset("""former ex late backup interim acting honorary assistant deputy vice co associate
+alleged would unsuccessful failed minor junior senior retired emeritus female male non first second third
+fourth fifth sixth seventh eighth ninth tenth last only""".split())
 # verbs that do not stand without their prepositional complement
 NEEDS_COMPLEMENT = frozenset("get got gets getting put puts putting place placed lead leads led bring brought send sent "
                              "born consist consists consisted belong belongs belonged".split())
@@ -84,11 +91,15 @@ def _dependent(tok, sent) -> Constituent | None:
         return None
     if dep == "npadvmod" and right.i - left.i + 1 > 6:
         return None
-    if dep == "prep" and tok.head.pos_ in ("VERB", "AUX") and tok.i > tok.head.i \
-            and (tok.head.lower_ in NEEDS_COMPLEMENT or (tok.head.tag_ == "VBN" and tok.head.dep_ in ("advcl", "acl"))) \
-            and not any(c.i > tok.head.i and c is not tok and c.dep_ in ("prep", "dobj", "advmod", "npadvmod", "attr", "prt")
-                        for c in tok.head.children):
-        return None  # its only complement: "Born in El Paso, he" -> "Born he"; "get to the final" -> "get"
+    if dep in ("prep", "agent") and tok.head.pos_ in ("VERB", "AUX") and tok.i > tok.head.i \
+            and not any(c.i > tok.head.i and c is not tok and c.dep_ in _COMPLEMENTS for c in tok.head.children):
+        # a verb's only complement: "He graduated from the Institute" -> "He graduated.",
+        # "Born in El Paso, he" -> "Born he", "get to the final" -> "get": the verb says nothing without it
+        return None
+    if dep == "amod" and tok.lower_.split("-")[0] in KEEP_MODIFIERS:
+        return None  # "the former head coach" -> "the head coach" is false
+    if dep in ("acl", "relcl", "amod") and tok.head.lower_ in ("person", "one", "man", "woman", "first", "last", "only"):
+        return None  # "the fifth and oldest person to walk on the Moon" -> "the person"
     doc = tok.doc
     if dep == "prep" and tok.head.pos_ in ("ADV", "ADP", "PART") and tok.head.i == left.i - 1 \
             and tok.head.dep_ in ("advmod", "prt", "prep") and not any(c.i > tok.i for c in tok.head.children if c is not tok):
