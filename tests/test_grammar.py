@@ -280,3 +280,38 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     assert "Lyon" in out and "1998" in out  # the English NER and policy did not run on French
     assert r.privacy_status == "unverified"
     assert any("not read as English" in p for p in r.protections)
+
+
+@pytest.mark.parametrize(("rendered", "expected"), [
+    ("Person A (the 1890s – the 1970s) was a tennis player.", "Person A (1890s–1970s) was a tennis player."),
+    ("He (in the 1930s, Russia – in the 1990s, Russia) was a doctor.", "He (1930s, Russia–1990s, Russia) was a doctor."),
+    ("From the 1860s until the 1860s he was president.", "In the 1860s he was president."),
+    ("In the 2000s and the 2000s, she was ambassador.", "In the 2000s, she was ambassador."),
+    ("He broke through in late the 2000s.", "He broke through in the late 2000s."),
+    ("On the 2010s, he hosted an evening.", "In the 2010s, he hosted an evening."),
+    ("the 1990s she was ranked first.", "In the 1990s she was ranked first."),
+    ("He played for a basketball team, a basketball team and a basketball team.", "He played for three basketball teams."),
+    ("Venues such as a gallery, an organization, an organization and an organization.",
+     "Venues such as a gallery, and three organizations."),
+])
+def test_tidy_mends_what_generalization_leaves(rendered, expected):
+    """What rung-by-rung replacement leaves behind reads as one writer would put it; tidy never
+    drops a word that carried a fact."""
+    from veil.agents.local.optimizer import tidy
+
+    assert tidy(rendered) == expected
+
+
+def test_deleting_a_sentence_takes_the_sentences_that_point_back_at_it():
+    from veil.agents.base import Task
+    from veil.agents.local.generalize import GeneralizeContext, PseudonymTable
+    from veil.agents.local.optimizer import LocalOptimizer, Plan, analyse
+    from veil.agents.local.policy import load_policy
+
+    text = ("He co-founded the Association of Space Explorers in 1984. Membership is open to all who have flown. "
+            "It meets every year. He retired in 1992.")
+    task = Task(name="Georgy Grechko", label="Astronaut", original=text, doc_id="t")
+    plan = Plan(analysis=analyse(text, task, GeneralizeContext(doc_id="t", pseudonyms=PseudonymTable()), load_policy(), set()))
+    sentence_units = {u.sentence: i for i, u in enumerate(plan.units) if u.kind == "sentence"}
+    assert [plan.units[j].sentence for j in LocalOptimizer._with_followers(plan, sentence_units[0])] == [0, 1, 2]
+    assert [plan.units[j].sentence for j in LocalOptimizer._with_followers(plan, sentence_units[2])] == [2]

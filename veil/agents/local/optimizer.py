@@ -46,7 +46,26 @@ _DOUBLE_PUNCT = re.compile(r"([,;:])\s*([,.;:!?])")
 _OPEN_PAREN_SPACE = re.compile(r"\(\s+")
 _PERIOD = r"(?:\d{3}0s|\d{1,2}(?:st|nd|rd|th) century)"
 # "(the 1890s – the 1970s)" -> "(1890s–1970s)": a range in brackets takes no articles
-_BRACKET_RANGE = re.compile(rf"\((?:in )?(?:the )?(early |mid-|late )?({_PERIOD}(?: in [^()–]+?)?)\s*[–-]\s*(?:in )?(?:the )?(early |mid-|late )?({_PERIOD}(?: in [^()–]+?)?)\)")
+_BRACKET_RANGE = re.compile(rf"\((?:in )?(?:the )?(early |mid-|late )?({_PERIOD}(?:(?: in|,) [^()–]+?)?)\s*[–-]\s*(?:in )?(?:the )?(early |mid-|late )?({_PERIOD}(?:(?: in|,) [^()–]+?)?)\)")
+# "an organization, an organization and an organization": "three organizations"
+_SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+)?)((?:, \1 \2\b)*,? and \1 \2)\b")
+_COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}
+
+
+def _plural(noun: str) -> str:
+    if re.search(r"[^aeiou]y$", noun):
+        return noun[:-1] + "ies"
+    return noun + ("es" if re.search(r"(?:s|x|z|ch|sh)$", noun) else "s")
+
+
+def _same_kind_list(m: re.Match) -> str:
+    n = 1 + m.group(3).count(",") + (0 if ", and" in m.group(3) else 1)
+    joined = f"{_COUNT.get(n, 'several')} {_plural(m.group(2))}"
+    return f"and {joined}" if m.string[max(0, m.start() - 2):m.start()] == ", " else joined  # the end of a longer list
+
+
+# "In the 2000s and the 2000s" (2008 and 2009): one period
+_SAME_PERIOD = re.compile(rf"\b(the (?:early |mid-|late )?{_PERIOD})((?:, \1)*,? and \1)\b")
 _LATE_THE = re.compile(rf"\b(early|mid|late)[- ]the ({_PERIOD})")  # "in late the 2000s" -> "in the late 2000s"
 _ON_PERIOD = re.compile(rf"\b([Oo])n (the (?:early |mid-|late )?{_PERIOD})")  # "On the 2010s" -> "In the 2010s"
 # "from the 1850s to the 1850s" -> "in the 1850s": a range whose ends generalized to one period
@@ -62,7 +81,10 @@ _NOT_A_NAME_TYPES = frozenset({"ORG", "LOCATION", "PRODUCT", "WORK", "EVENT", "A
 LANGUAGE_INDEPENDENT = frozenset({"EMAIL", "PHONE", "URL", "ID", "ADDRESS", "DOB", "DENY"})
 
 
-_FRONTED_PERIOD = re.compile(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})(,? )(?=(?:he|she|they|we|I|it|his|her|their)\b)")
+# a sentence that opens by pointing back at the one before it
+_ANAPHOR = re.compile(r"(?:It|Its|This|That|These|Those|Such|They|Their|There|The same|Membership|Both|Each|"
+                      r"Here|Later|Afterwards|Thereafter|However|Also|Further|Furthermore|Moreover)\b")
+_FRONTED_PERIOD = re.compile(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})(,?\s+)(?=(?:he|she|they|we|I|it|his|her|their)\b)")
 
 
 def _fronted_period(s: str) -> str:
@@ -75,6 +97,8 @@ def tidy(sentence: str) -> str:
     and a capital at the sentence start. Never removes a word."""
     s = _WS.sub(" ", sentence)
     s = _BRACKET_RANGE.sub(lambda m: f"({m.group(1) or ''}{m.group(2)}–{m.group(3) or ''}{m.group(4)})", s)
+    s = _SAME_PERIOD.sub(r"\1", s)
+    s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _EMPTY_RANGE.sub(lambda m: ("In " if m.group(1)[0].isupper() else "in ") + m.group(2), s)
     s = _LATE_THE.sub(lambda m: f"the {m.group(1)}{'-' if m.group(1) == 'mid' else ' '}{m.group(2)}", s)
     s = _ON_PERIOD.sub(lambda m: ("In " if m.group(1) == "O" else "in ") + m.group(2), s)
@@ -419,8 +443,7 @@ class Plan:
         out.append(text[pos:])
         joined = "".join(out)
         # the sentence splitter may cut "1995 | she was ranked": the fronted date across the cut
-        joined = re.sub(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})\s+(?=(?:he|she|they|we|I|it)\b)",
-                        r"In the \1 ", joined)
+        joined = _fronted_period(joined)
         return re.sub(r"[ \t]+\n", "\n", re.sub(r"(?<=\S)[ \t]{2,}", " ", joined)).strip() if joined.strip() else ""
 
     def sentence_tokens(self, si: int, choice: dict[int, str] | None = None) -> Counter:
@@ -624,12 +647,31 @@ class LocalOptimizer(Optimizer):
                 w, i = max((sum(weights.get(t, 0.0) for t in set(plan.units[i].tokens)), i) for i in live)
                 if w <= 0:
                     break
-                plan.choice[i] = ""
-                plan.order.append(i)
-                plan.reasons[i] = "no truthful generalization defeats the attack"
+                for j in self._with_followers(plan, i):
+                    plan.choice[j] = ""
+                    plan.order.append(j)
+                    plan.reasons[j] = ("no truthful generalization defeats the attack" if j == i
+                                       else "refers back to a deleted sentence")
             else:
                 break
         return plan
+
+    @staticmethod
+    def _with_followers(plan: Plan, i: int) -> list[int]:
+        """Sentence unit i and the sentences right after it that refer back to it ("It was...",
+        "Membership is open to...", "Such devices..."): deleting one without the others leaves
+        a reference to nothing."""
+        out = [i]
+        by_sentence = {u.sentence: k for k, u in enumerate(plan.units) if u.kind == "sentence"}
+        si = plan.units[i].sentence
+        text = plan.analysis.text
+        while si + 1 in by_sentence:
+            a, b = plan.analysis.sentences[si + 1]
+            if not _ANAPHOR.match(text[a:b]) or by_sentence[si + 1] in plan.choice:
+                break
+            out.append(by_sentence[si + 1])
+            si += 1
+        return out
 
     def _next_options(self, plan: Plan, i: int) -> list[str]:
         u = plan.units[i]
