@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import sys
 import tempfile
 import time
@@ -25,29 +24,17 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from veil.agents.local.inferrer import literal_attributes  # noqa: E402
 from veil.anonymizer import Anonymizer  # noqa: E402
 from veil.documents import Document  # noqa: E402
 from veil.evals.grammar import parse_failures  # noqa: E402
 from veil.evals.truthfulness import summarize  # noqa: E402
 from veil.graphs.anonymize import AnonymizeConfig  # noqa: E402
 
-LITERAL = ("city_country", "birth_city_country", "occupation", "education")
-
-
 def literal_leaks(text: str, profile: dict) -> list[str]:
-    """The profile fields whose distinctive words the text still states ("Zurich", "software
-    engineer"): the first part of a place ("Zurich" of "Zurich, Switzerland"), a whole phrase
-    otherwise."""
-    out = []
-    low = text.lower()
-    for f in LITERAL:
-        v = str(profile.get(f) or "").strip()
-        if not v:
-            continue
-        needle = v.split(",")[0].strip().lower() if f.endswith("country") else v.lower()
-        if len(needle) > 3 and re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", low):
-            out.append(f)
-    return out
+    """The profile fields whose true value the text still states word for word (the same check
+    as the local engine's attributes profile: :func:`veil.agents.local.inferrer.literal_attributes`)."""
+    return literal_attributes(text, {k: str(v) for k, v in profile.items()})
 
 
 async def anonymize(docs: list[Document], db: str, concurrency: int) -> tuple[list, float]:

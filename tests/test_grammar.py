@@ -315,3 +315,28 @@ def test_deleting_a_sentence_takes_the_sentences_that_point_back_at_it():
     sentence_units = {u.sentence: i for i, u in enumerate(plan.units) if u.kind == "sentence"}
     assert [plan.units[j].sentence for j in LocalOptimizer._with_followers(plan, sentence_units[0])] == [0, 1, 2]
     assert [plan.units[j].sentence for j in LocalOptimizer._with_followers(plan, sentence_units[2])] == [2]
+
+
+def test_attributes_profile_removes_stated_values_keeps_the_rest_and_certifies_nothing():
+    """The local engine has no attacker that infers attributes from context: it removes the true
+    values a comment states, leaves the rest as written, and says "unverified"."""
+    import asyncio
+
+    from veil.anonymizer import Anonymizer
+    from veil.documents import Document
+    from veil.graphs.anonymize import AnonymizeConfig
+
+    text = ("Honestly the winters here in Zurich are brutal, but the trams run on time. I work as a software engineer "
+            "at a bank and most evenings I just cook something simple and read before bed.")
+    attrs = {"city_country": "Zurich, Switzerland", "occupation": "software engineer", "age": "31"}
+
+    async def go():
+        async with Anonymizer("local", config=AnonymizeConfig(profile="attributes"), db_path=None) as anon:
+            return await anon.anonymize(Document(id="c1", text=text, attributes=attrs))
+
+    r = asyncio.run(go())
+    out = r.anonymized_text
+    assert "Zurich" not in out and "software engineer" not in out
+    assert "most evenings I just cook something simple and read before bed" in out  # nothing else deleted
+    assert r.privacy_status == "unverified"
+    assert any("word for word" in p for p in r.protections)

@@ -120,6 +120,7 @@ def dangling(sent) -> str:
             return "empty parentheses"
     for t in toks:
         if t.dep_ == "prep" and not any(True for _ in t.children) and t.i < toks[-1].i and t.nbor().is_punct \
+                and t.nbor().text != "[" \
                 and t.lower_ not in ("up", "out", "off", "on", "in", "over", "down", "back", "around", "about", "by", "ago", "before", "after", "since"):
             return f"{t.text!r} without its object"
     last = toks[-1] if not toks[-1].is_punct else (toks[-2] if len(toks) > 1 else toks[-1])

@@ -29,6 +29,29 @@ class LocalAttributeInferrer(AttributeInferrer):
         return InferenceResult(inferences=infer_attributes(text))
 
 
+# attributes whose value a text can state word for word ("Zurich", "software engineer")
+LITERAL_ATTRIBUTES = ("city_country", "birth_city_country", "location", "place_of_birth", "occupation", "education")
+
+
+def attribute_needles(attributes: dict[str, str]) -> dict[str, str]:
+    """The words of each true attribute value a text would state: the first part of a place
+    ("Zurich" of "Zurich, Switzerland"), the whole phrase otherwise (at least 4 characters)."""
+    out = {}
+    for f in LITERAL_ATTRIBUTES:
+        v = str(attributes.get(f) or "").strip()
+        needle = v.split(",")[0].strip() if f in ("city_country", "birth_city_country", "location", "place_of_birth") else v
+        if len(needle) > 3:
+            out[f] = needle
+    return out
+
+
+def literal_attributes(text: str, attributes: dict[str, str]) -> list[str]:
+    """The attributes whose true value the text still states word for word."""
+    low = text.lower()
+    return [f for f, n in attribute_needles(attributes).items()
+            if re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", low)]
+
+
 def infer_attributes(text: str) -> list[AttributeInference]:
     spans = find_spans(text)
     out: list[AttributeInference] = []

@@ -188,6 +188,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         # the English model's entities and parse say nothing reliable about another language:
         # only the language-independent recognizers (patterns, the known name, --deny) act
         spans = [s for s in spans if s.type in LANGUAGE_INDEPENDENT]
+    spans = [t for t in (_not_a_person(s) for s in spans) if t is not None]
     # an entity holding the known name is that person, whatever the NER called it
     # ("Pieter de Smet" read as an organisation)
     known = _name_mentions(text, task.name, [])
@@ -356,6 +357,31 @@ def _with_slot(s: Span, doc) -> Span:
     return Span(s.start, end, doc.text[s.start:end], s.type, s.score, s.evidence, meta)
 
 
+_NOT_PERSON_HEADS = frozenset("""ranch creek farm park club team fc afc united city rovers wanderers athletic
+international coordinator co-ordinator chairman chairwoman director manager coach president officer secretary
+minister committee council party church hall street road avenue boulevard cup trophy award prize series program
+programme project system station mission""".split())
+
+
+def _not_a_person(s: Span) -> Span | None:
+    """A "person" the NER found whose last word names a place, an organisation or a post ("Triple
+    Creek Ranch", "Defensive Co-ordinator", "Freier TuS Regensburg" stays: nothing says): an
+    organisation of the kind its head says, or an organisation; never a "Person X"."""
+    if s.type != "PERSON" or s.evidence.startswith(("ground-truth", "cue:", "coref:", "honorific")):
+        return s
+    if not any(c.isupper() for c in s.text):
+        return None  # "i tell ya", "my rubber ducky": a name is written with a capital
+    from veil.agents.local.spans import lexicon
+
+    last = fold(s.text.split()[-1]) if s.text.split() else ""
+    heads = lexicon()["org_heads"]
+    if last in heads:
+        return Span(s.start, s.end, s.text, "ORG", s.score, s.evidence + "+org_head", {"ladder": list(heads[last]), "head": last})
+    if last in _NOT_PERSON_HEADS:
+        return Span(s.start, s.end, s.text, "ORG", s.score, s.evidence + "+not_a_person", {"ladder": ["an organization"]})
+    return s
+
+
 def _close_bracket(s: Span, text: str) -> Span:
     """An entity the NER closed inside brackets ("James and Harriet (Triplett") runs to the
     bracket's end and the name after it ("... (Triplett) Trimble"): an edit must not leave
@@ -506,12 +532,17 @@ class LocalOptimizer(Optimizer):
                                  allow=set(self.world.allow), deny=set(self.world.deny))
 
     def analysis(self, task: Task) -> Analysis:
-        key = (task.doc_id, hash(task.original))
+        deny = set(self.world.deny)
+        if task.profile == "attributes":
+            from veil.agents.local.inferrer import attribute_needles
+
+            deny |= set(attribute_needles(task.attributes).values())
+        key = (task.doc_id, hash(task.original), frozenset(deny))  # the release plan knows no attributes
         a = self._analyses.get(key)
         if a is None:
             if len(self._analyses) > 10_000:
                 self._analyses.clear()
-            a = analyse(task.original, task, self._ctx(task), self.policy, set(self.world.deny))
+            a = analyse(task.original, task, self._ctx(task), self.policy, deny)
             allow = {fold(x) for x in self.world.allow}
             if allow:
                 a.units = [u for u in a.units if not (u.span is not None and fold(u.text) in allow)]
@@ -596,6 +627,10 @@ class LocalOptimizer(Optimizer):
 
     def privacy_plan(self, task: Task, clues: frozenset[str] = frozenset()) -> Plan:
         plan = self.base_plan(task)
+        if task.profile == "attributes" and task.attributes:
+            # the batch linking attack is not this profile's threat: the true values the text
+            # states are removed (as --deny terms, in analyse) and nothing else is deleted
+            return plan
         protected = self._protected(task)
         allowed = {t for a in self.world.allow for t in tokenize(a)}
         clue_weight = Counter({c: 1.0 for c in clues})
@@ -765,7 +800,7 @@ class LocalOptimizer(Optimizer):
         return out
 
     def _plan(self, task: Task, mode: Mode, clues: frozenset[str]) -> tuple[Plan, list[int]]:
-        key = (task.doc_id, hash(task.original), task.p_max, mode, clues)
+        key = (task.doc_id, hash(task.original), task.p_max, mode, clues, task.profile, tuple(sorted(task.attributes.items())))
         if key not in self._plans:
             if len(self._plans) > 10_000:
                 self._plans.clear()

@@ -115,6 +115,8 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
         return list(np.argsort(-rrf, kind="stable"))
 
     async def evaluate(self, text: str, task: Task) -> PrivacyResult:
+        if task.profile == "attributes" and task.attributes:
+            return self.literal_attribute_check(text, task)
         w = self.world
         per_target: dict[str, int] = {}
         guesses: list[Guess] = []
@@ -159,6 +161,22 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
                 else "partial-knowledge linking attack over the batch" if "partial_knowledge" in per_target
                 else "direct identifiers (no population to attack with)"
             ),
+        )
+
+
+    def literal_attribute_check(self, text: str, task: Task) -> PrivacyResult:
+        """The attributes profile: the local engine has no attacker that infers an attribute from
+        style or context (an LLM does: "Bush era" gives an age), so all it can check is whether the
+        text still *states* a true value ("Zurich", "software engineer"). Stated: rank 1. Not
+        stated: unverified, never "protected" - a stronger attacker may still infer it."""
+        from veil.agents.local.inferrer import literal_attributes
+
+        stated = literal_attributes(text, task.attributes)
+        return PrivacyResult(
+            score=1 if stated else task.k + 1, k=task.k, clues=[task.attributes[f] for f in stated],
+            per_target={f: 1 for f in stated}, verified=False,
+            protections=protections_applied(task.original) + ["true attribute values stated word for word"],
+            explanation="literal statements of the true attributes (no inference attack in the local engine)",
         )
 
 

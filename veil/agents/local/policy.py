@@ -112,6 +112,9 @@ class Keep(Operator):
 
 _MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b", re.I)
 _DATE_TYPES = ("DATE", "YEAR", "DECADE", "DOB")
+# where "an organization" reads true of whatever the NER called one ("worked at X", "played for X")
+_ORG_SLOTS = frozenset({"locative", "pobj:at", "pobj:for", "pobj:with", "pobj:by", "pobj:of", "pobj:on", "pobj:from",
+                        "pobj:against", "possessive"})
 _STATE_COUNTRIES = frozenset("US AU IN MX BR DE NG MY AT".split())  # first-level divisions called states
 
 
@@ -170,7 +173,7 @@ class Generalize(Operator):
             return Decision(None, (), f"{kind} as a complement: no kind phrase is true there", drop_unit=True)
         if role == "counted" and span.type not in ("NUMBER", "MONEY", "AGE") + _DATE_TYPES:
             return Decision(None, (), f"counted {kind}: its phrase is removed", drop_unit=True)
-        if span.type == "ORG" and list(ladder) == ["an organization"] and role in ("argument", "appositive", None):
+        if span.type == "ORG" and list(ladder) == ["an organization"] and role not in _ORG_SLOTS:
             # only the NER's word that it is an organisation ("invented X", "developed X"): no
             # kind phrase is sure to be true, so the phrase goes (or the attacker's plan decides)
             return Decision(None, (), f"{kind} of unknown kind as a subject or object", drop_unit=True)
@@ -188,7 +191,7 @@ class Generalize(Operator):
                             drop_unit=bool(role and role.startswith("pobj:")))
         if rung is None:
             return Decision(None, tuple(above), f"{kind} is already as general as the policy asks")
-        if span.type in _DATE_TYPES and role in ("adverbial", "appositive") and rung.lower().startswith("the "):
+        if span.type in ("DATE", "YEAR", "DECADE") and role in ("adverbial", "appositive") and rung.lower().startswith("the "):
             # "1995 she was ranked", "died in Albuquerque, August 9, 1904": "in the 1990s"
             return Decision(f"in {rung[0].lower()}{rung[1:]}", tuple(f"in {a}" if a.startswith("the ") else a for a in above),
                             f"{kind} generalized to {rule.get('level', 'its kind')} by the policy")

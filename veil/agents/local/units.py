@@ -92,17 +92,19 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "npadvmod" and right.i - left.i + 1 > 6:
         return None
     if dep in ("prep", "agent") and tok.head.pos_ in ("VERB", "AUX") and tok.i > tok.head.i \
-            and not any(c.i > tok.head.i and c is not tok and c.dep_ in _COMPLEMENTS for c in tok.head.children):
+            and not any(c.i > tok.head.i and c.i != tok.i and c.dep_ in _COMPLEMENTS for c in tok.head.children):
         # a verb's only complement: "He graduated from the Institute" -> "He graduated.",
         # "Born in El Paso, he" -> "Born he", "get to the final" -> "get": the verb says nothing without it
         return None
+    if dep in ("prep", "agent") and any(t.dep_ in ("nsubj", "nsubjpass", "expl") for t in tok.subtree):
+        return None  # the parse hung a clause with its own subject on the phrase ("as an engineer ... and I cook")
     if dep == "amod" and tok.lower_.split("-")[0] in KEEP_MODIFIERS:
         return None  # "the former head coach" -> "the head coach" is false
     if dep in ("acl", "relcl", "amod") and tok.head.lower_ in ("person", "one", "man", "woman", "first", "last", "only"):
         return None  # "the fifth and oldest person to walk on the Moon" -> "the person"
     doc = tok.doc
     if dep == "prep" and tok.head.pos_ in ("ADV", "ADP", "PART") and tok.head.i == left.i - 1 \
-            and tok.head.dep_ in ("advmod", "prt", "prep") and not any(c.i > tok.i for c in tok.head.children if c is not tok):
+            and tok.head.dep_ in ("advmod", "prt", "prep") and not any(c.i > tok.i for c in tok.head.children):
         left = tok.head  # "up to the Civil War", "away from home": the particle goes with its phrase
     start, end = _char(left)[0], _char(right)[1]
     pieces: list[Piece] = []
