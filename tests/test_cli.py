@@ -130,7 +130,10 @@ def test_txt_file_to_output_file_identity_profile(scripted_llm, tmp_path, db_pat
     out, err = capsys.readouterr()
     assert rc == 0, err
     assert out == ""
-    assert dst.read_text(encoding="utf-8") == FISHBACK.text.replace("Sacramento", "[somewhere]")
+    # identity with no name given: the attacker's first guess on the original is protected; the
+    # literal name then goes deterministically (no label: "the person")
+    expected = FISHBACK.text.replace("Sacramento", "[somewhere]").replace(FISHBACK.name, "The person")
+    assert dst.read_text(encoding="utf-8") == expected
     assert "5 best guesses" in llm.requests_for("IdentityAnswer")[0]["messages"][-1]["content"]
     assert "not re-identified in the top 5" in err  # rank 6: not in the attacker's top 5
 
@@ -190,8 +193,10 @@ def test_jsonl_keeps_fields_and_input_order(scripted_llm, tmp_path, db_path, cap
         assert {k: row[k] for k in rec} == rec  # every input field kept, unchanged
         assert set(row) - set(rec) == {"anonymized_text", "privacy_score", "utility_score", "privacy_status",
                                          "run_id"}
-        assert row["anonymized_text"] == bio.text.replace(bio.marker, "[somewhere]")
+        expected = bio.text.replace(bio.marker, "[somewhere]").replace(bio.name, f"The {bio.label}")
+        assert row["anonymized_text"] == expected  # the name goes deterministically, as the role noun
         assert row["privacy_score"] == 11 and row["utility_score"] == 0.95
+        assert row["privacy_status"] == "protected"
     assert llm.max_in_flight >= 2
     assert "4/4 anonymized" in err
     assert not (tmp_path / "out.jsonl.partial").exists()
@@ -249,7 +254,7 @@ def test_stdin_text_and_jsonl(scripted_llm, db_path):
     bio = BIOS["okafor"]
     p = run_veil(["anonymize", "-", "--profile", "identity", *llm_args(llm, db_path)], input_text=bio.text)
     assert p.returncode == 0, p.stderr
-    assert p.stdout == bio.text.replace(bio.marker, "[somewhere]") + "\n"
+    assert p.stdout == bio.text.replace(bio.marker, "[somewhere]").replace(bio.name, "The person") + "\n"
     assert "Traceback" not in p.stderr
 
     lines = "".join(json.dumps({"text": b.text, "who": b.name}) + "\n" for b in BIOS.values())
@@ -412,3 +417,54 @@ def test_journal_survives_a_torn_line_and_a_second_interruption(tmp_path):
     j.add("c", 3)  # must not be glued to the torn line
     j.close()
     assert Journal(path).done == {"a": 1, "c": 3}
+
+
+# -- LLM endpoint options (issue 9) and privacy statuses (issue 12) -----------------------------
+
+
+def test_the_endpoints_own_message_reaches_the_cli(scripted_llm, tmp_path, db_path, capsys):
+    llm = scripted_llm(world(), formats={"text", "json_object"})  # llama-cpp-python's shapes
+    src = tmp_path / "bio.txt"
+    src.write_text(FISHBACK.text, encoding="utf-8")
+    rc = main(["anonymize", str(src), "--structured-output", "json_schema", "--llm-timeout", "5",
+               *llm_args(llm, db_path)])
+    _, err = capsys.readouterr()
+    assert rc != 0 and "Traceback" not in err
+    assert "HTTP 500" in err and "Input should be 'json_object' or 'text'" in err
+
+    # auto (the default) finds the shape the endpoint takes
+    rc = main(["anonymize", str(src), "--llm-concurrency", "1", *llm_args(llm, db_path)])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert out == FISHBACK.text.replace("Sacramento", "[somewhere]") + "\n"
+    assert {r["response_format"]["type"] for r in llm.requests} == {"json_object"}
+    assert llm.max_in_flight == 1
+
+
+def test_llm_concurrency_must_be_positive(tmp_path, db_path, capsys):
+    src = tmp_path / "bio.txt"
+    src.write_text("x y z", encoding="utf-8")
+    rc = main(["anonymize", str(src), "--engine", "llm", "--llm-concurrency", "0", "--db", str(db_path)])
+    assert rc == 2 and "--llm-concurrency must be at least 1" in capsys.readouterr().err
+
+
+def test_unverified_runs_are_flagged_in_the_summary_and_the_jsonl(scripted_llm, tmp_path, db_path, capsys):
+    llm = scripted_llm(AgentScript(identity=lambda t: identity_answer("Somebody Else")))  # a blind attacker
+    records = [{"id": f"d{i}", "text": b.text.replace(b.name, "This person"), "person": b.name}
+               for i, b in enumerate(BIOS.values())]
+    src = write_jsonl(tmp_path / "in.jsonl", records)
+    dst = tmp_path / "out.jsonl"
+    rc = main(["anonymize", str(src), "-o", str(dst), "--id-field", "id", "--name-field", "person",
+               *llm_args(llm, db_path)])
+    _, err = capsys.readouterr()
+    assert rc == 0, err
+    rows = read_jsonl(dst)
+    assert {r["privacy_status"] for r in rows} == {"unverified"}
+    assert all(r["privacy_note"].startswith("the attacker could not re-identify the original") for r in rows)
+    assert "0 protected, 4 unverified, 0 re-identified" in err
+    assert "4 unverified (see their 'privacy_note' field)" in err and "stronger attack model" in err
+
+    from veil.cli.eval import status_counts
+
+    assert status_counts([("x", r) for r in rows]) == {"protected": 0, "re-identified": 0, "unverified": 4}
+    assert status_counts([("x", {"text": "t"})]) == {}

@@ -114,7 +114,7 @@ async def test_memory_survives_a_restart(scripted_llm, bios, db_path):
 
     def optimizer(text):
         n["i"] += 1
-        return optimizer_answer(f"{text} [v{n['i']}]")
+        return optimizer_answer(f"{text} [v{'abcd'[n['i'] - 1]}]")  # no digits: the guards reject invented numbers
 
     llm = scripted_llm(AgentScript(identity=lambda t: identity_answer(bio.name, clues=["photographer"]),
                                    optimizer=optimizer))
@@ -132,9 +132,9 @@ async def test_memory_survives_a_restart(scripted_llm, bios, db_path):
         assert run["result"]["anonymized_text"] == result.anonymized_text
         its = reopened.iterations(result.run_id)
         assert [it["iteration"] for it in its] == [0, 1, 2, 3, 4]
-        assert its[0]["text"] == bio.text and its[4]["text"].endswith("[v4]")
+        assert its[0]["text"] == bio.text and its[4]["text"].endswith("[vd]")
         assert its[1]["clues"] == ["photographer"]
-        assert [m.text[-4:] for m in reopened.recent(result.run_id, 2)] == ["[v3]", "[v4]"]
+        assert [m.text[-4:] for m in reopened.recent(result.run_id, 2)] == ["[vc]", "[vd]"]
     finally:
         reopened.close()
     assert checkpoint_path(db_path).is_file()
@@ -146,7 +146,7 @@ async def test_optimizer_prompt_contains_earlier_versions_from_memory(scripted_l
 
     def optimizer(text):
         n["i"] += 1
-        return optimizer_answer(f"{text} [v{n['i']}]")
+        return optimizer_answer(f"{text} [v{'abcd'[n['i'] - 1]}]")  # no digits: the guards reject invented numbers
 
     llm = scripted_llm(AgentScript(identity=lambda t: identity_answer(bio.name), optimizer=optimizer))
     config = AnonymizeConfig(max_iterations=4, memory_window=2)
@@ -160,7 +160,7 @@ async def test_optimizer_prompt_contains_earlier_versions_from_memory(scripted_l
     assert "[version 0 " in memory_of[1] and "[version 1 " in memory_of[1]
     assert memory_of[1].index("[version 0 ") < memory_of[1].index("[version 1 ")
     assert "[version 0 " not in memory_of[3]
-    assert "[version 2 | privacy: rank 1 | utility: 95/100 | mode: privacy]\n" + bio.text + " [v1] [v2]" in memory_of[3]
+    assert "[version 2 | privacy: rank 1 | utility: 95/100 | mode: privacy]\n" + bio.text.replace(bio.name, "The chemist") + " [va] [vb]" in memory_of[3]  # the name never reaches the model
     assert "[version 3 " in memory_of[3]
 
 

@@ -51,13 +51,16 @@ def test_chat_completion_non_streaming(base):
         extra_body={"veil": {"name": "Alice Smith", "max_iterations": 2, "k": 5}},
     )
     text = resp.choices[0].message.content
-    assert "Alice" not in text and "A person" in text
+    # the name goes deterministically before the model edits (no label given: "the person")
+    assert "Alice" not in text and text.startswith("The person is a nurse in a European city")
     assert resp.choices[0].finish_reason == "stop"
     assert resp.id.startswith("run-")
     assert resp.usage.prompt_tokens > 0 and resp.usage.completion_tokens > 0
     assert resp.usage.total_tokens == resp.usage.prompt_tokens + resp.usage.completion_tokens
     veil = resp.model_extra["veil"]
     assert veil["run_id"] == resp.id and veil["privacy_score"] == 6  # k=5: not in the top 5
+    # the attacker found Alice in the original and not in the output
+    assert veil["privacy_status"] == "protected" and veil["privacy_note"] is None and veil["rejections"] == []
     # options were honoured: identity profile with k=5 is in the stored run
     run = httpx.get(f"{base}/v1/runs/{resp.id}", headers=h(KEY_A)).json()
     assert run["config"]["profile"] == "identity" and run["config"]["k"] == 5 and run["config"]["max_iterations"] == 2
@@ -66,7 +69,8 @@ def test_chat_completion_non_streaming(base):
     # the completion id opens its trace
     page = httpx.get(f"{base}/traces/{resp.id}", headers=h(KEY_A))
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-    assert "<del>Alice Smith</del>" in page.text and "<ins>A person</ins>" in page.text
+    assert "<del>Alice Smith</del>" in page.text and "<ins>The person</ins>" in page.text
+    assert "privacy status" in page.text and ">protected<" in page.text
     assert "script-src" not in page.headers["content-security-policy"]  # default-src 'none': no script
 
 
@@ -87,7 +91,7 @@ def test_chat_completion_streaming(base):
     assert [p["iteration"] for p in progress] == [0, 1]
     assert chunks[-1].usage is not None and chunks[-1].usage.prompt_tokens > 0
     run = httpx.get(f"{base}/v1/runs/{run_id}", headers=h(KEY_A)).json()
-    assert content == run["result"]["anonymized_text"] and "A person" in content
+    assert content == run["result"]["anonymized_text"] and "The person" in content
 
 
 def test_stream_raw_sse_ends_with_done(base):

@@ -57,7 +57,7 @@ def test_trace_page_in_headless_chromium(tmp_path):
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
     dom = proc.stdout
     assert proc.returncode == 0 and "<html" in dom, proc.stderr[-2000:]
-    assert "<del>Alice Smith</del>" in dom and "<ins>A person</ins>" in dom
+    assert "<del>Alice Smith</del>" in dom and "<ins>The person</ins>" in dom
     svg = re.search(r"<svg.*?</svg>", dom, re.S)
     assert svg, "no chart"
     n_iterations = 2  # iteration 0 (the original) and the one edit that met the target

@@ -35,6 +35,21 @@ def new_run_id() -> str:
     return f"run-{uuid.uuid4().hex[:20]}"
 
 
+UNVERIFIED_HINT = "use a stronger attack model (--model), or the local engine's policy (--engine local)"
+
+
+def privacy_note(status: str | None, *, verified: bool, protections: list[str], original_score: int | None,
+                 k: int | None) -> str | None:
+    """What a user should read beside a status (see :func:`veil.agents.base.privacy_status`)."""
+    if status == "unverified":
+        if not verified:
+            applied = f"; applied: {', '.join(protections)}" if protections else ""
+            return f"no population to attack with (a single document){applied}"
+        rank = f" (rank {original_score} of top {k})" if original_score is not None and k else ""
+        return f"the attacker could not re-identify the original{rank}: {UNVERIFIED_HINT}"
+    return None
+
+
 class AnonymizeResult(BaseModel):
     run_id: str
     doc_id: str
@@ -46,7 +61,10 @@ class AnonymizeResult(BaseModel):
     p_max: int | None = None
     privacy_target_met: bool = False
     privacy_status: str | None = Field(default=None, description="protected | re-identified | unverified")
+    privacy_note: str | None = Field(default=None, description="why unverified, and what to do about it")
+    original_privacy_score: int | None = Field(default=None, description="the attacker's rank of the untouched original")
     protections: list[str] = Field(default_factory=list)
+    rejections: list[dict[str, Any]] = Field(default_factory=list, description="optimizer answers the guards rejected")
     best_iteration: int | None = None
     iterations: int = 0
     stop_reason: str | None = None
@@ -62,6 +80,7 @@ class AnonymizeResult(BaseModel):
             "privacy_score": self.privacy_score,
             "utility_score": None if self.utility_score is None else round(self.utility_score, 4),
             "privacy_status": self.privacy_status,
+            **({"privacy_note": self.privacy_note} if self.privacy_note else {}),
             "run_id": self.run_id,
             **({"error": self.error} if self.error else {}),
         }
@@ -148,8 +167,10 @@ class Anonymizer:
             return AnonymizeResult(run_id=run_id, doc_id=doc.id, status="failed", error=str(e), seconds=seconds)
         best = state["best"]
         final_task = state["task"]
+        verified, original_score = state.get("verified", True), state.get("original_privacy")
         status = privacy_status(Task.model_validate(final_task), best["privacy_score"],
-                                verified=state.get("verified", True), original_score=state.get("original_privacy"))
+                                verified=verified, original_score=original_score)
+        protections = list(state.get("protections") or [])
         result = AnonymizeResult(
             run_id=run_id,
             doc_id=doc.id,
@@ -160,7 +181,11 @@ class Anonymizer:
             p_max=config.p_max,
             privacy_target_met=Task.model_validate(final_task).privacy_met(best["privacy_score"]),
             privacy_status=status,
-            protections=list(state.get("protections") or []),
+            privacy_note=privacy_note(status, verified=verified, protections=protections,
+                                      original_score=original_score, k=config.k),
+            original_privacy_score=original_score,
+            protections=protections,
+            rejections=list(state.get("rejections") or []),
             best_iteration=best["iteration"],
             iterations=state.get("iteration", 0),
             stop_reason=state.get("stop_reason"),
@@ -170,7 +195,7 @@ class Anonymizer:
         )
         self.memory.finish_run(run_id, result=result.model_dump())
         log.info(
-            "run_done", run_id=run_id, doc_id=doc.id, privacy=result.privacy_score, iterations=result.iterations,
-            seconds=round(result.seconds, 3),
+            "run_done", run_id=run_id, doc_id=doc.id, privacy=result.privacy_score, status=status,
+            iterations=result.iterations, rejections=len(result.rejections), seconds=round(result.seconds, 3),
         )
         return result

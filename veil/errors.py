@@ -44,3 +44,15 @@ class LLMOutputError(LLMError):
     """The model answered, but not with valid JSON for the schema (or it was truncated)."""
 
     code = "llm_bad_output"
+
+
+class LLMRejectedError(LLMOutputError):
+    """The model answered valid JSON, but a guard rejected it (an echoed template, a copy with no
+    edit, invented entities...) again after the retry at a higher temperature. ``reason`` says
+    which guard; callers keep their best result so far and record it."""
+
+    code = "llm_rejected_output"
+
+    def __init__(self, message: str, *, reason: str = ""):
+        super().__init__(message)
+        self.reason = reason or message

@@ -52,6 +52,8 @@ class PrivacyResult(BaseModel):
     verified: bool = Field(default=True, description="an attack against a population produced the score; False when "
                            "no attacker could run (a single document, no knowledge base)")
     protections: list[str] = Field(default_factory=list, description="what was applied when no attack could verify it")
+    attack_score: int | None = Field(default=None, description="the attacker's own rank, before literal identifiers "
+                                     "still written in the text set the score to 1; None when the score is that rank")
     usage: CallUsage = Field(default_factory=CallUsage)
 
 
@@ -93,6 +95,8 @@ class OptimizerResult(BaseModel):
     text: str
     edits: list[Edit] = Field(default_factory=list)
     rationale: str = ""
+    rejected: str | None = Field(default=None, description="why the model's answer was rejected (after its retry); "
+                                 "``text`` is then the input with only deterministic edits")
     usage: CallUsage = Field(default_factory=CallUsage)
 
 

@@ -8,15 +8,15 @@ from pydantic import BaseModel, Field
 
 from veil.agents.base import AttributeInference, AttributeInferrer, InferenceResult, Task, usage_from
 from veil.documents import ATTRIBUTES
-from veil.llm import LLMClient
+from veil.llm import LLMClient, bounded, capped
 from veil.prompts import render
 
 
 class InferenceItem(BaseModel):
-    attribute: str
-    guesses: list[str] = Field(description="top-3, best first")
+    attribute: capped(40)
+    guesses: list[capped(60)] = bounded(3, description="top-3, best first")
     certainty: int = Field(ge=1, le=5)
-    evidence: str
+    evidence: capped(120)
 
 
 class InferenceAnswer(BaseModel):
@@ -32,7 +32,10 @@ class LLMAttributeInferrer(AttributeInferrer):
 
     async def infer(self, text: str, task: Task) -> InferenceResult:
         messages = render("generic", "inferrer", text=text, attributes=", ".join(self.attributes))
-        answer, usage = await self.client.structured(messages, InferenceAnswer, agent="inferrer")
+        answer, usage = await self.client.structured(
+            messages, InferenceAnswer, agent="inferrer", caps={"inferences": {"maxItems": len(self.attributes)}},
+            max_tokens=32 + len(self.attributes) * 110,
+        )
         known = set(self.attributes)
         items = [
             AttributeInference(

@@ -7,13 +7,13 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from veil.agents.base import Task, UtilityEvaluator, UtilityResult, usage_from
-from veil.llm import LLMClient
+from veil.llm import LLMClient, capped
 from veil.prompts import render
 
 
 class UtilityAnswer(BaseModel):
     confidence: int = Field(ge=0, le=100)
-    explanation: str
+    explanation: capped(200)
 
 
 class LLMUtilityEvaluator(UtilityEvaluator):
@@ -27,7 +27,7 @@ class LLMUtilityEvaluator(UtilityEvaluator):
             messages = render(task.profile, "u_evaluator", text=text, label=task.label)
         else:  # no label: how much of the original's non-identifying content survives
             messages = render("generic", "u_evaluator_nolabel", text=text, original=task.original)
-        answer, usage = await self.client.structured(messages, UtilityAnswer, agent="u_evaluator")
+        answer, usage = await self.client.structured(messages, UtilityAnswer, agent="u_evaluator", max_tokens=120)
         return UtilityResult(
             score=answer.confidence / 100.0, label=task.label, explanation=answer.explanation, usage=usage_from(usage)
         )

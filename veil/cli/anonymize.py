@@ -11,7 +11,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from veil.anonymizer import AnonymizeResult, Anonymizer
+from veil.anonymizer import UNVERIFIED_HINT, AnonymizeResult, Anonymizer
 from veil.batch import run_concurrently
 from veil.cli.common import add_db_arg, add_engine_args, engine_options, llm_settings
 from veil.documents import Document
@@ -131,10 +131,11 @@ async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, doc
         elif r.privacy_status == "protected":
             found = f"protected (not re-identified in the top {r.k})"
         else:
-            applied = f"; applied: {', '.join(r.protections)}" if r.protections else ""
-            found = ("unverified: no population to attack with (a single document)" if r.protections
-                     else "unverified: the attacker could not re-identify the original either") + applied
-        print(f"veil: run {r.run_id}: {found}; utility {r.utility_score:.2f}; see `veil trace show {r.run_id}`", file=sys.stderr)
+            found = f"unverified: {r.privacy_note}"
+        rejected = (f"; {len(r.rejections)} optimizer answer(s) rejected, last: {r.rejections[-1]['reason']}"
+                    if r.rejections else "")
+        print(f"veil: run {r.run_id}: {found}; utility {r.utility_score:.2f}{rejected}; "
+              f"see `veil trace show {r.run_id}`", file=sys.stderr)
     if out:
         atomic_write_text(out, payload)
         if journal:
@@ -152,4 +153,11 @@ async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, doc
             + (f"; {len(failed)} failed (see their 'error' field)" if failed else ""),
             file=sys.stderr,
         )
+        if counts["unverified"]:
+            print(f"veil: {counts['unverified']} unverified (see their 'privacy_note' field): an unverified text is "
+                  f"not certified; {UNVERIFIED_HINT}", file=sys.stderr)
+        rejected = sum(bool(r.rejections) for r in ok)
+        if rejected:
+            print(f"veil: {rejected} kept their best version after a rejected optimizer answer "
+                  f"(see `veil trace show RUN_ID`)", file=sys.stderr)
     return 1 if failed else 0

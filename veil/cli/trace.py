@@ -74,7 +74,13 @@ def run_show(args: argparse.Namespace) -> int:
     if run.get("result"):
         r = run["result"]
         console.print(f"best iteration: {r.get('best_iteration')}  stop: {r.get('stop_reason')}  "
-                      f"privacy target met: {r.get('privacy_target_met')}")
+                      f"privacy target met: {r.get('privacy_target_met')}  "
+                      f"privacy status: {r.get('privacy_status')}", markup=False)
+        if r.get("privacy_note"):
+            console.print(f"{r.get('privacy_status')}: {r['privacy_note']}", markup=False)
+        for rej in r.get("rejections") or []:
+            console.print(f"rejected optimizer answer at iteration {rej.get('iteration')} ({rej.get('mode')}): "
+                          f"{rej.get('reason')}; the best version so far was kept", markup=False)
     if run.get("error"):
         console.print(f"[red]error:[/red] {run['error']}")
     if not args.no_text:

@@ -121,6 +121,9 @@ class RunSummary(BaseModel):
     privacy_score: int | None = None
     utility_score: float | None = None
     privacy_target_met: bool = False
+    privacy_status: str | None = Field(default=None, description="protected | re-identified | unverified")
+    privacy_note: str | None = Field(default=None, description="why unverified, and what to do about it")
+    rejections: list[dict[str, Any]] = Field(default_factory=list, description="optimizer answers the guards rejected")
     iterations: int = 0
     stop_reason: str | None = None
     trace_url: str
@@ -207,6 +210,8 @@ class DocumentResult(BaseModel):
     privacy_score: int | None = None
     utility_score: float | None = None
     privacy_target_met: bool = False
+    privacy_status: str | None = None
+    privacy_note: str | None = None
     iterations: int = 0
     stop_reason: str | None = None
     usage: UsageInfo

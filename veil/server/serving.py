@@ -99,7 +99,8 @@ def run_summary(r: AnonymizeResult, base_url: str) -> RunSummary:
     return RunSummary(
         run_id=r.run_id, privacy_score=r.privacy_score,
         utility_score=None if r.utility_score is None else round(r.utility_score, 4),
-        privacy_target_met=r.privacy_target_met, iterations=r.iterations, stop_reason=r.stop_reason,
+        privacy_target_met=r.privacy_target_met, privacy_status=r.privacy_status, privacy_note=r.privacy_note,
+        rejections=r.rejections, iterations=r.iterations, stop_reason=r.stop_reason,
         trace_url=base_url.rstrip("/") + trace_path(r.run_id),
     )
 
@@ -226,7 +227,8 @@ class AnonymizeService:
             id=r.doc_id, run_id=r.run_id, status=r.status, anonymized_text=r.anonymized_text,
             privacy_score=r.privacy_score,
             utility_score=None if r.utility_score is None else round(r.utility_score, 4),
-            privacy_target_met=r.privacy_target_met, iterations=r.iterations, stop_reason=r.stop_reason,
+            privacy_target_met=r.privacy_target_met, privacy_status=r.privacy_status, privacy_note=r.privacy_note,
+            iterations=r.iterations, stop_reason=r.stop_reason,
             usage=UsageInfo.from_run(r.usage), seconds=round(r.seconds, 3), error=r.error,
             trace_url=base_url.rstrip("/") + trace_path(r.run_id),
         )

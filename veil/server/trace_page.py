@@ -144,6 +144,7 @@ def render_trace(run: dict[str, Any], iterations: list[dict[str, Any]]) -> str:
         ("best iteration", best),
         ("stop", result.get("stop_reason")),
         ("privacy target met", result.get("privacy_target_met")),
+        ("privacy status", result.get("privacy_status")),
         ("started", _time(run.get("created_at"))),
         ("updated", _time(run.get("updated_at"))),
     ):
@@ -151,6 +152,14 @@ def render_trace(run: dict[str, Any], iterations: list[dict[str, Any]]) -> str:
     h.append("</dl></header>")
     if run.get("error"):
         h.append(f'<p class="error">error: {escape(str(run["error"]))}</p>')
+    if result.get("privacy_note"):
+        h.append(f'<p class="note privacy-note">{escape(str(result.get("privacy_status")))}: '
+                 f'{escape(str(result["privacy_note"]))}</p>')
+    if result.get("rejections"):
+        h.append('<div class="rejections"><h3>Rejected optimizer answers</h3><ul>')
+        h.extend(f'<li>iteration {escape(str(r.get("iteration")))} ({escape(str(r.get("mode")))}): '
+                 f'{escape(str(r.get("reason")))}</li>' for r in result["rejections"])
+        h.append("</ul><p>The best version so far was kept.</p></div>")
     if iterations:
         h.append('<section class="chart-box"><h2>Privacy rank and utility</h2>')
         h.append('<p class="legend"><span class="key privacy"></span> privacy rank (left axis; above the dashed line '

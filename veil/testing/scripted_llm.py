@@ -2,8 +2,16 @@
 
 It speaks real HTTP, so the real ``openai`` client is exercised end to end (no monkeypatching).
 A *responder* decides each answer from the request (typically from the name of the requested
-JSON schema, ``response_format.json_schema.name``, which tells which agent is asking). Faults
-can be queued to test retries: an HTTP status, malformed JSON, a truncated answer or a delay.
+JSON schema, which tells which agent is asking: :func:`schema_name` finds it in every
+structured-output shape veil sends). Faults can be queued to test retries: an HTTP status,
+malformed JSON, a truncated answer or a delay.
+
+It can pose as a given kind of endpoint: ``formats`` are the structured-output shapes it accepts
+(``{"text", "json_object"}`` answers a ``json_schema`` request as llama-cpp-python does: HTTP 500
+"Input should be 'text' or 'json_object'"), ``owned_by`` what ``GET /models`` says (``"me"`` is
+llama-cpp-python) and ``slots`` how many requests it works on at once (the others wait inside
+the server, as llama.cpp's do). veil's structured-output probes (schema ``VeilProbe``) are
+answered by the server itself and listed in ``probes``, not in ``requests``.
 
     def responder(req: dict) -> dict | str | Fault:
         ...
@@ -16,6 +24,7 @@ Also used by the throughput benchmark as an endpoint with a fixed latency (``del
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -40,9 +49,35 @@ class Fault:
 Responder = Callable[[dict[str, Any]], "dict[str, Any] | str | Fault"]
 
 
-def schema_name(request: dict[str, Any]) -> str:
+_TITLE = re.compile(r'"title":\s*"(\w+)"')
+
+
+def request_format(request: dict[str, Any]) -> str:
+    """The structured-output shape of a request: json_schema, json_object, guided_json or text."""
     rf = request.get("response_format") or {}
-    return (rf.get("json_schema") or {}).get("name", "")
+    if rf.get("type") in ("json_schema", "json_object"):
+        return rf["type"]
+    if "guided_json" in request:
+        return "guided_json"
+    return "text"
+
+
+def schema_name(request: dict[str, Any]) -> str:
+    """The name of the requested schema, whatever the shape: ``json_schema.name``, the schema's
+    ``title`` (``json_object`` + ``schema``, ``guided_json``) or, for a schema stated in the
+    prompt, the title in the system message."""
+    rf = request.get("response_format") or {}
+    if rf.get("json_schema"):
+        return rf["json_schema"].get("name", "")
+    for schema in (rf.get("schema"), request.get("guided_json")):
+        if isinstance(schema, dict):
+            return str(schema.get("title", ""))
+    for m in request.get("messages", []):
+        if m.get("role") == "system" and "JSON schema" in str(m.get("content", "")):
+            found = _TITLE.search(str(m["content"]))
+            if found:
+                return found.group(1)
+    return ""
 
 
 def last_user_message(request: dict[str, Any]) -> str:
@@ -53,12 +88,30 @@ def last_user_message(request: dict[str, Any]) -> str:
     return ""
 
 
+def _completion(request: dict[str, Any], content: str, finish: str, prompt_tokens: int) -> dict[str, Any]:
+    completion_tokens = max(1, len(content) // 4)
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model", "scripted"),
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
+    }
+
+
 class ScriptedLLM:
-    def __init__(self, responder: Responder, *, delay_s: float = 0.0, prompt_tokens: int | None = None):
+    def __init__(self, responder: Responder, *, delay_s: float = 0.0, prompt_tokens: int | None = None,
+                 formats: set[str] | None = None, owned_by: str = "veil", slots: int | None = None):
         self.responder = responder
         self.delay_s = delay_s
         self.prompt_tokens = prompt_tokens
+        self.formats = formats  # None: every shape
+        self.owned_by = owned_by
+        self._slots = threading.Semaphore(slots) if slots else None
         self.requests: list[dict[str, Any]] = []
+        self.probes: list[dict[str, Any]] = []
         self.faults: deque[Fault] = deque()
         self.in_flight = 0
         self.max_in_flight = 0
@@ -94,7 +147,7 @@ class ScriptedLLM:
 
             def do_GET(self) -> None:  # noqa: N802
                 if self.path.rstrip("/").endswith("/models"):
-                    body = {"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "veil"}]}
+                    body = {"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": outer.owned_by}]}
                     self._send(200, json.dumps(body).encode())
                 else:
                     self._send(404, b'{"error": {"message": "not found"}}')
@@ -102,6 +155,30 @@ class ScriptedLLM:
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length") or 0)
                 request = json.loads(self.rfile.read(length) or b"{}")
+                shape = request_format(request)
+                probe = schema_name(request) == "VeilProbe"
+                if probe:
+                    with outer._lock:
+                        outer.probes.append(request)
+                if outer.formats is not None and shape not in outer.formats:
+                    accepted = " or ".join(f"'{f}'" for f in sorted(outer.formats))
+                    self._send(500, json.dumps({"error": {
+                        "message": f"1 validation error: {{'type': 'literal_error', 'loc': ('body', 'response_format', "
+                                   f"'type'), 'msg': \"Input should be {accepted}\", 'input': '{shape}'}}",
+                        "type": "internal_server_error"}}).encode())
+                    return
+                if probe:
+                    self._send(200, json.dumps(_completion(request, '{"ok": true}', "stop", 20)).encode())
+                    return
+                if outer._slots is not None:
+                    outer._slots.acquire()
+                try:
+                    self._answer(request)
+                finally:
+                    if outer._slots is not None:
+                        outer._slots.release()
+
+            def _answer(self, request: dict[str, Any]) -> None:
                 with outer._lock:
                     outer.requests.append(request)
                     fault = outer.faults.popleft() if outer.faults else None
@@ -135,25 +212,7 @@ class ScriptedLLM:
                         content, finish = content[: max(1, len(content) // 2)], "length"
                     prompt_chars = sum(len(str(m.get("content", ""))) for m in request.get("messages", []))
                     ptoks = outer.prompt_tokens if outer.prompt_tokens is not None else max(1, prompt_chars // 4)
-                    body = {
-                        "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
-                        "object": "chat.completion",
-                        "created": int(time.time()),
-                        "model": request.get("model", "scripted"),
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": content},
-                                "finish_reason": finish,
-                            }
-                        ],
-                        "usage": {
-                            "prompt_tokens": ptoks,
-                            "completion_tokens": max(1, len(content) // 4),
-                            "total_tokens": ptoks + max(1, len(content) // 4),
-                        },
-                    }
-                    self._send(200, json.dumps(body).encode())
+                    self._send(200, json.dumps(_completion(request, content, finish, ptoks)).encode())
                 finally:
                     with outer._lock:
                         outer.in_flight -= 1

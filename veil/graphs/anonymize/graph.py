@@ -4,9 +4,14 @@
                                                                         \\-> finish
 
 Privacy mode while the privacy score is below ``p_max``; utility mode after. It stops when
-both targets are met, at ``max_iterations`` edits, or when the optimizer changes nothing twice.
-The result is the lexicographically best version seen (privacy first, capped at ``p_max``, then
-utility), not simply the last one; the original itself is never the result once an edit exists.
+both targets are met, at ``max_iterations`` edits, when the optimizer changes nothing twice, or
+when the optimizer's answer was rejected (after its retry) and nothing else changed: the reason
+is recorded (``rejections``, ``stop_reason="rejected"``). The result is the lexicographically
+best version seen (privacy first, capped at ``p_max``, then utility), not simply the last one;
+the original itself is never the result once an edit exists.
+
+Iteration 0 evaluates the untouched original: the attacker's own rank there
+(``original_privacy``) calibrates every later score (see :func:`veil.agents.base.privacy_status`).
 """
 
 from __future__ import annotations
@@ -110,7 +115,8 @@ async def record(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> d
     candidate = BestSoFar(iteration=it, text=state["text"], privacy_score=privacy.score, utility_score=utility.score)
     update: dict[str, Any] = {"pending_usage": {}}
     if it == 0:  # the attacker's view of the untouched original calibrates every later score
-        update["original_privacy"] = privacy.score
+        # its own rank: a name still written in the original scores 1 whatever the model guessed
+        update["original_privacy"] = privacy.attack_score if privacy.attack_score is not None else privacy.score
     if not privacy.verified:
         update["verified"] = False
         update["protections"] = privacy.protections
@@ -143,20 +149,39 @@ async def optimize(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) ->
     mode = "utility" if task.privacy_met(privacy.score) else "privacy"
     memory = ctx.memory.recent(state["run_id"], cfg.memory_window) if cfg.memory_window else []
     result = await ctx.engine.optimizer.optimize(state["text"], task, mode, privacy, utility, memory)
-    unchanged = state.get("unchanged", 0) + 1 if result.text.strip() == state["text"].strip() else 0
+    same = result.text.strip() == state["text"].strip()
+    update: dict[str, Any] = {"usage": _usage(result.usage)}
+    if result.rejected:
+        rejection = {"iteration": state.get("iteration", 0) + 1, "mode": mode, "reason": result.rejected}
+        update["rejections"] = [*(state.get("rejections") or []), rejection]
+        log.info("optimizer_answer_rejected", run_id=state["run_id"], iteration=rejection["iteration"],
+                 reason=result.rejected)
+        if same:  # nothing new to evaluate: keep the best version so far and stop (see route_after_optimize)
+            update["stop_reason"] = "rejected"
+            return update
     return {
+        **update,
         "text": result.text,
         "iteration": state.get("iteration", 0) + 1,
         "mode": mode,
         "edits": [e.model_dump() for e in result.edits],
         "pending_usage": _usage(result.usage),
-        "unchanged": unchanged,
-        "usage": _usage(result.usage),
+        "unchanged": state.get("unchanged", 0) + 1 if same else 0,
     }
 
 
+def route_after_optimize(state: AnonymizeState) -> list[str] | str:
+    """Evaluate the new version (both evaluators, in parallel), or finish when the optimizer's
+    answer was rejected and left nothing new."""
+    if state.get("stop_reason") == "rejected":
+        return "finish"
+    return ["evaluate_privacy", "evaluate_utility"]
+
+
 async def finish(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> dict[str, Any]:
-    if targets_met(state, runtime.context.config):
+    if state.get("stop_reason") == "rejected":
+        reason = "rejected"
+    elif targets_met(state, runtime.context.config):
         reason = "targets_met"
     elif state.get("unchanged", 0) >= 2:
         reason = "converged"
@@ -177,7 +202,7 @@ def build_graph(checkpointer: Any = None):
     # the two evaluators are independent: they run in parallel and `record` waits for both
     for evaluator in ("evaluate_privacy", "evaluate_utility"):
         g.add_edge("prepare_task", evaluator)
-        g.add_edge("optimize", evaluator)
+    g.add_conditional_edges("optimize", route_after_optimize, ["evaluate_privacy", "evaluate_utility", "finish"])
     g.add_edge(["evaluate_privacy", "evaluate_utility"], "record")
     g.add_conditional_edges("record", decide, {"optimize": "optimize", "finish": "finish"})
     g.add_edge("finish", END)

@@ -38,4 +38,5 @@ class AnonymizeState(TypedDict, total=False):
     original_privacy: int  # the P-Evaluator's score of the original (iteration 0)
     verified: bool  # False once a P-Evaluator result came from no attack at all
     protections: list[str]  # what was applied when no attack could verify it
+    rejections: list[dict[str, Any]]  # optimizer answers rejected by the guards: iteration, mode, reason
     usage: Annotated[dict[str, float], add_usage]
