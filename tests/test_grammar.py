@@ -340,3 +340,17 @@ def test_attributes_profile_removes_stated_values_keeps_the_rest_and_certifies_n
     assert "most evenings I just cook something simple and read before bed" in out  # nothing else deleted
     assert r.privacy_status == "unverified"
     assert any("word for word" in p for p in r.protections)
+
+
+@pytest.mark.parametrize(("sentence", "ok"), [
+    ("He participated.", False),          # every complement went, one edit at a time
+    ("He went on.", False),
+    ("He participated in several races.", True),
+    ("He, as both a driver, had an influence.", False),
+    ("He was both a driver and a manager.", True),
+    ("Both men left the club.", True),
+])
+def test_edited_sentences_keep_a_complement_and_both_items(sentence, ok):
+    from veil.agents.local.optimizer import sentence_ok
+
+    assert sentence_ok(sentence, True)[0] is ok

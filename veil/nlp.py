@@ -123,6 +123,11 @@ def dangling(sent) -> str:
                 and t.nbor().text != "[" \
                 and t.lower_ not in ("up", "out", "off", "on", "in", "over", "down", "back", "around", "about", "by", "ago", "before", "after", "since"):
             return f"{t.text!r} without its object"
+    for t in toks:
+        if t.lower_ in ("both", "either", "neither") and t.i + 1 < t.doc.__len__() \
+                and (t.nbor().pos_ in ("DET", "PROPN") or t.dep_ == "preconj") and not any(
+                u.lower_ in ("and", "or", "nor") for u in toks if u.i > t.i):
+            return f"{t.text!r} without its second item"  # "as both a driver, had" after a conjunct went
     last = toks[-1] if not toks[-1].is_punct else (toks[-2] if len(toks) > 1 else toks[-1])
     if last.pos_ in ("DET", "CCONJ") or (last.pos_ == "ADP" and last.lower_ not in ("up", "out", "off", "on", "in", "over", "down", "back", "around", "about", "by", "ago", "before", "after", "since")):
         return f"ends with {last.text!r}"

@@ -134,6 +134,11 @@ def sentence_ok(rendered: str, original_has_root: bool, original_balance: tuple[
         c = nlp.check_sentence(sent, original_ok=not original_has_root)
         if not c.ok:
             return False, c.reason
+        root = sent.root
+        if root.pos_ == "VERB" and not any(ch.i > root.i and ch.dep_ not in ("punct", "prt") for ch in root.children):
+            # edits that each left something may together leave a bare verb: "He participated."
+            # ("in seven Grands Prix, achieving one podium"), "He went on.", "He has competed."
+            return False, "a bare verb"
     return True, ""
 
 
