@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import re
 
-_ABBREV = r"(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|Mt|Inc|Ltd|Co|Corp|vs|etc|e\.g|i\.e|U\.S|U\.K|No|Vol|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)"
-_SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
-_PROTECT = re.compile(rf"\b({_ABBREV}|[A-Z])\.(?=\s)")
 # clause boundaries: ";", ", and/but/while/whereas", " and " before a subject pronoun or a
 # verb-ish word, and relative clauses ", who/which/where ..."
 _CLAUSE = re.compile(
@@ -22,13 +19,11 @@ _MIN_WORDS = 3
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (regex splitter; abbreviations and initials are kept together)."""
-    text = re.sub(r"\s+", " ", text or "").strip()
-    if not text:
-        return []
-    guarded = _PROTECT.sub(lambda m: m.group(1) + "\x00", text)
-    parts = [p.replace("\x00", ".").strip() for p in _SENT_END.split(guarded)]
-    return [p for p in parts if p]
+    """Sentences of ``text``, whitespace normalised: the project's one sentence splitter
+    (:func:`veil.nlp.sentences`, spaCy's parser)."""
+    from veil import nlp
+
+    return [s for s in (re.sub(r"\s+", " ", p).strip() for p in nlp.sentences(text or "")) if s]
 
 
 def split_clauses(sentence: str) -> list[str]:
