@@ -40,6 +40,9 @@ _COMPLEMENTS = frozenset({"prep", "dobj", "advmod", "npadvmod", "attr", "prt", "
 KEEP_MODIFIERS = frozenset("""former ex late backup interim acting honorary assistant deputy vice co associate
 alleged would unsuccessful failed minor junior senior retired emeritus female male non first second third
 fourth fifth sixth seventh eighth ninth tenth last only""".split())
+# verbs whose "to"/"into" phrase is their complement, not an adjunct
+DIRECTED_VERBS = frozenset("""go come move return travel emigrate immigrate relocate name appoint elect promote
+transfer send bring lead return marry belong contribute switch convert turn""".split())
 # verbs that do not stand without their prepositional complement
 NEEDS_COMPLEMENT = frozenset("get got gets getting put puts putting place placed lead leads led bring brought send sent "
                              "born consist consists consisted belong belongs belonged".split())
@@ -96,6 +99,9 @@ def _dependent(tok, sent) -> Constituent | None:
         # a verb's only complement: "He graduated from the Institute" -> "He graduated.",
         # "Born in El Paso, he" -> "Born he", "get to the final" -> "get": the verb says nothing without it
         return None
+    if dep == "prep" and tok.lower_ in ("to", "into", "onto", "toward", "towards") and tok.head.pos_ == "VERB" \
+            and tok.head.lemma_ in DIRECTED_VERBS:
+        return None  # "first went to Italy in 1936" -> "first went in the 1930s": where is part of the fact
     if dep in ("prep", "agent") and any(t.dep_ in ("nsubj", "nsubjpass", "expl") for t in tok.subtree):
         return None  # the parse hung a clause with its own subject on the phrase ("as an engineer ... and I cook")
     if dep == "amod" and tok.lower_.split("-")[0] in KEEP_MODIFIERS:
