@@ -313,3 +313,14 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+def iterations(db_path, run_id):
+    """The recorded iterations of one run, read from the memory database."""
+    from veil.memory.store import MemoryStore
+
+    store = MemoryStore(db_path)
+    try:
+        return store.iterations(run_id)
+    finally:
+        store.close()

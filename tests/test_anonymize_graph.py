@@ -7,18 +7,9 @@ import json
 
 import pytest
 
-from tests.conftest import AgentScript, anonymize_docs, identity_answer, optimizer_answer, optimizer_prompts, utility_answer
+from tests.conftest import AgentScript, anonymize_docs, iterations, identity_answer, optimizer_answer, optimizer_prompts, utility_answer
 from veil.graphs.anonymize import AnonymizeConfig
 from veil.graphs.anonymize.graph import better, lexicographic_key
-from veil.memory.store import MemoryStore
-
-
-def iterations(db_path, run_id):
-    store = MemoryStore(db_path)
-    try:
-        return store.iterations(run_id)
-    finally:
-        store.close()
 
 
 def reidentify_while(marker: str, truth: str):

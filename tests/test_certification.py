@@ -7,20 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import AgentScript, anonymize_docs, identity_answer, optimizer_answer, utility_answer
+from tests.conftest import AgentScript, anonymize_docs, iterations, identity_answer, optimizer_answer, utility_answer
 from veil.agents import literal
 from veil.agents.guards import invented_numbers, new_entities, optimizer_answer_problem
 from veil.documents import Document
 from veil.graphs.anonymize import AnonymizeConfig
-from veil.memory.store import MemoryStore
-
-
-def iterations(db_path, run_id):
-    store = MemoryStore(db_path)
-    try:
-        return store.iterations(run_id)
-    finally:
-        store.close()
 
 
 def never_names_anybody(text: str):
