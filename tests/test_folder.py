@@ -206,3 +206,15 @@ def test_csv_binary_is_user_error(tmp_path, capsys, name):
     (tmp_path / name).write_bytes(b"\x00\x01\x02")
     assert main(["anonymize", str(tmp_path / name), "--engine", "llm"]) == 2
     assert "binary" in capsys.readouterr().err
+
+
+def test_a_resumed_folder_run_removes_temp_files_a_kill_left(tmp_path):
+    """kill -9 in the middle of an atomic write leaves ".doc.txt.XXXX.tmp": the resumed run
+    deletes it, so the output folder holds exactly one file per document."""
+    from veil.cli.folder import remove_stale_temp_files
+
+    (tmp_path / "g0").mkdir()
+    (tmp_path / "g0" / ".doc06.txt.j_95s7kt.tmp").write_text("half a text")
+    (tmp_path / "g0" / "doc00.txt").write_text("done")
+    assert remove_stale_temp_files(tmp_path) == 1
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["doc00.txt"]

@@ -32,6 +32,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 import sys
 import time
 import uuid
@@ -164,12 +165,24 @@ def run_folder(args: argparse.Namespace, path: Path, config: AnonymizeConfig) ->
     return asyncio.run(_run_folder(args, path, out, files, config))
 
 
+def remove_stale_temp_files(out: Path) -> int:
+    """Delete the temp files of :func:`veil.io.atomic_write_text` (".NAME.XXXX.tmp") that a
+    killed run left in the output folder; returns how many."""
+    n = 0
+    for p in out.rglob(".*.tmp"):
+        if p.is_file() and re.fullmatch(r"\..+\.[a-z0-9_]{8}\.tmp", p.name):  # mkstemp's 8 random characters
+            p.unlink(missing_ok=True)
+            n += 1
+    return n
+
+
 async def _run_folder(args: argparse.Namespace, root: Path, out: Path, files: list[Path], config: AnonymizeConfig) -> int:
     t0 = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     journal = Journal(out / JOURNAL)
     batch_id = _batch_id(journal)
     finished = {**_read_manifest(out / MANIFEST), **{k: v for k, v in journal.done.items() if k != _BATCH_KEY}}
+    remove_stale_temp_files(out)  # a kill -9 during an atomic write leaves its temp file behind
     entries: dict[str, dict[str, Any]] = {}
     docs: list[Document] = []  # every readable document (the batch the engine prepares on)
     todo: list[tuple[Document, str]] = []
