@@ -136,12 +136,18 @@ def dangling(sent) -> str:
 
 def check_sentence(sent, original_ok: bool = False) -> SentenceCheck:
     """The parse check of one (edited) sentence: it keeps a verbal root (unless the original
-    sentence had none either: a caption stays a caption) and leaves nothing dangling."""
+    sentence had none either: a caption stays a caption), a complement after that verb, and
+    leaves nothing dangling."""
     why = dangling(sent)
     if why:
         return SentenceCheck(False, why)
     if not original_ok and not has_verbal_root(sent):
         return SentenceCheck(False, "no verbal root")
+    root = sent.root
+    if root.pos_ == "VERB" and not any(ch.i > root.i and ch.dep_ not in ("punct", "prt") for ch in root.children):
+        # edits that each left something may together leave a bare verb: "He participated."
+        # ("in seven Grands Prix, achieving one podium"), "He went on.", "He has competed."
+        return SentenceCheck(False, "a bare verb")
     return SentenceCheck(True)
 
 
