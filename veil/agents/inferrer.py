@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from veil.agents.batch import Batch
 from veil.agents.base import AttributeInference, AttributeInferrer, InferenceResult, Task, usage_from
 from veil.documents import ATTRIBUTES
 from veil.llm import LLMClient, bounded, capped
@@ -30,7 +31,7 @@ class LLMAttributeInferrer(AttributeInferrer):
         self.client = client
         self.attributes = attributes
 
-    async def infer(self, text: str, task: Task) -> InferenceResult:
+    async def infer(self, text: str, task: Task, *, batch: Batch | None = None) -> InferenceResult:
         messages = render("generic", "inferrer", text=text, attributes=", ".join(self.attributes))
         answer, usage = await self.client.structured(
             messages, InferenceAnswer, agent="inferrer", caps={"inferences": {"maxItems": len(self.attributes)}},

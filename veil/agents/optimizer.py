@@ -24,6 +24,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from veil.agents import literal
+from veil.agents.batch import Batch
 from veil.agents.base import (
     Edit,
     MemoryEntry,
@@ -89,6 +90,8 @@ class LLMOptimizer(Optimizer):
         privacy: PrivacyResult,
         utility: UtilityResult,
         memory: list[MemoryEntry],
+        *,
+        batch: Batch | None = None,
     ) -> OptimizerResult:
         given, pre_edits = literal.scrub(text, task.name, label=task.label, include_attributes=False)
         memory = [m.model_copy(update={"text": literal.scrub(m.text, task.name, label=task.label,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from veil.agents import literal
+from veil.agents.batch import Batch
 from veil.agents.base import Guess, PrivacyEvaluator, PrivacyResult, Task, usage_from
 from veil.llm import LLMClient, bounded, capped
 from veil.matching import fold, first_match_rank
@@ -63,7 +64,7 @@ class LLMPrivacyEvaluator(PrivacyEvaluator):
     def __init__(self, client: LLMClient):
         self.client = client
 
-    async def evaluate(self, text: str, task: Task) -> PrivacyResult:
+    async def evaluate(self, text: str, task: Task, *, batch: Batch | None = None) -> PrivacyResult:
         if task.profile == "identity":
             return await self._identity(text, task)
         return await self._attributes(text, task)

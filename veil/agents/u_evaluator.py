@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from veil.agents.batch import Batch
 from veil.agents.base import Task, UtilityEvaluator, UtilityResult, usage_from
 from veil.llm import LLMClient, capped
 from veil.prompts import render
@@ -22,7 +23,7 @@ class LLMUtilityEvaluator(UtilityEvaluator):
     def __init__(self, client: LLMClient):
         self.client = client
 
-    async def evaluate(self, text: str, task: Task) -> UtilityResult:
+    async def evaluate(self, text: str, task: Task, *, batch: Batch | None = None) -> UtilityResult:
         if task.label:
             messages = render(task.profile, "u_evaluator", text=text, label=task.label)
         else:  # no label: how much of the original's non-identifying content survives
