@@ -92,3 +92,25 @@ def test_every_template_file_is_used_by_some_agent():
 def test_missing_template_is_an_error():
     with pytest.raises(FileNotFoundError):
         template("identity", "no_such_agent")
+
+
+# veil eval --attacker llm (veil/evals/llm_attack.py): template -> the variables it is given
+EVAL_VARIABLES: dict[str, set[str]] = {
+    "success_rate": {"text", "candidates"},
+    "confidence": {"text", "name"},
+    "linking": {"text", "candidates"},
+}
+
+
+@pytest.mark.parametrize("agent", sorted(EVAL_VARIABLES))
+def test_eval_templates_render_with_the_attackers_variables(agent):
+    assert set(template("eval", agent).input_variables) == EVAL_VARIABLES[agent]
+    values = {"text": SAMPLE["text"], "candidates": "1. A\n2. B", "name": "Kurt Edward Fishback"}
+    messages = render("eval", agent, **{v: values[v] for v in EVAL_VARIABLES[agent]})
+    user = messages[-1]["content"]
+    assert "<text>\n" + SAMPLE["text"] + "\n</text>" in user
+    assert not _LEFTOVER.search(user.replace(SAMPLE["text"], ""))
+    assert ('"candidate"' if agent != "confidence" else '"confidence"') in user
+    files = {f.name.split(".")[0] for f in resources.files("veil.prompts").joinpath("eval").iterdir()
+             if f.name.endswith(".md")}
+    assert files == set(EVAL_VARIABLES)
