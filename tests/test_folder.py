@@ -218,3 +218,20 @@ def test_a_resumed_folder_run_removes_temp_files_a_kill_left(tmp_path):
     (tmp_path / "g0" / "doc00.txt").write_text("done")
     assert remove_stale_temp_files(tmp_path) == 1
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["doc00.txt"]
+
+
+def test_folder_retries_broken_bodies(tmp_path):
+    """Issue 11: folder mode failed a document on the first broken HTTP body, without a retry."""
+    from veil.testing.scripted_llm import Fault
+
+    src, out = tmp_path / "in", tmp_path / "out"
+    src.mkdir()
+    for i in range(8):
+        (src / f"d{i}.txt").write_text(f"Alice Smith {i} is a nurse in Paris.")
+    faults = [Fault(broken_body=k) for k in ("cut", "garbled", "partial_json")]
+    with ScriptedLLM(responder, fault_rate=0.15, rate_faults=faults, seed=3) as llm:
+        code = main(["anonymize", str(src), "-o", str(out), "--concurrency", "4", *_args(llm, tmp_path)])
+        served = len(llm.faults_served)
+    assert served >= 2
+    assert code == 0
+    assert all(e["status"] == "done" for e in _manifest(out))

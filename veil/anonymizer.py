@@ -159,12 +159,13 @@ class Anonymizer:
                     # loses at most the step in flight, which the resume redoes
                     durability="async",
                 )
-        except VeilError as e:
+        except Exception as e:  # any failure fails this document only, never the batch
             seconds = time.perf_counter() - t0
-            kind = "llm" if isinstance(e, LLMError) else "veil"
+            kind = "llm" if isinstance(e, LLMError) else "veil" if isinstance(e, VeilError) else "internal"
+            error = str(e) if isinstance(e, VeilError) else f"internal error ({type(e).__name__}: {str(e)[:300]})"
             log.error("run_failed", run_id=run_id, doc_id=doc.id, error=type(e).__name__, kind=kind)
-            self.memory.finish_run(run_id, error=str(e))
-            return AnonymizeResult(run_id=run_id, doc_id=doc.id, status="failed", error=str(e), seconds=seconds)
+            self.memory.finish_run(run_id, error=error)
+            return AnonymizeResult(run_id=run_id, doc_id=doc.id, status="failed", error=error, seconds=seconds)
         best = state["best"]
         final_task = state["task"]
         verified, original_score = state.get("verified", True), state.get("original_privacy")

@@ -491,6 +491,11 @@ class LLMClient:
                 # the aiohttp transport lets some connection errors through unwrapped
                 failure = LLMUnavailableError(f"{agent}: cannot reach the LLM endpoint at {s.base_url}")
                 failure.__cause__ = e
+            except (json.JSONDecodeError, UnicodeDecodeError, openai.APIResponseValidationError) as e:
+                # HTTP 200 with a broken body (cut, garbled): a transport fault, retried like one
+                failure = LLMUnavailableError(
+                    f"{agent}: the LLM endpoint sent a broken response body ({type(e).__name__})")
+                failure.__cause__ = e
             except openai.APIStatusError as e:
                 said = endpoint_message(e)
                 if e.status_code >= 500 or e.status_code == 429:

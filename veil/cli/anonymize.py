@@ -13,6 +13,7 @@ from typing import Any
 
 from veil.anonymizer import UNVERIFIED_HINT, AnonymizeResult, Anonymizer
 from veil.batch import run_concurrently
+from veil.cli.folder import safe_anonymize
 from veil.cli.common import add_db_arg, add_engine_args, engine_options, llm_settings
 from veil.documents import Document
 from veil.errors import UserInputError, VeilError
@@ -111,8 +112,11 @@ async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, doc
                 if journal:
                     journal.add(doc.id, r.model_dump())
 
+            async def work(doc: Document) -> AnonymizeResult:
+                return await safe_anonymize(anon, doc)
+
             await run_concurrently(
-                todo, anon.anonymize, concurrency=args.concurrency, on_done=done,
+                todo, work, concurrency=args.concurrency, on_done=done,
                 is_failure=lambda r: r.status != "done",
                 show_progress=False if args.no_progress else None,
             )

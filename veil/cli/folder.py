@@ -39,7 +39,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from veil.anonymizer import AnonymizeResult, Anonymizer
+from veil.anonymizer import AnonymizeResult, Anonymizer, new_run_id
 from veil.batch import run_concurrently
 from veil.cli.common import engine_options, llm_settings
 from veil.documents import Document
@@ -71,9 +71,10 @@ def _anonymizer(args: argparse.Namespace, config: AnonymizeConfig) -> Anonymizer
                       engine_options=engine_options(args))
 
 
-async def _safe(anon: Anonymizer, doc: Document, run_id: str) -> AnonymizeResult:
-    """One document; any exception fails this document only."""
+async def safe_anonymize(anon: Anonymizer, doc: Document, run_id: str | None = None) -> AnonymizeResult:
+    """One document; any exception fails this document only (its ``error``), never the batch."""
     t0 = time.perf_counter()
+    run_id = run_id or new_run_id()
     try:
         return await anon.anonymize(doc, run_id=run_id)
     except Exception as e:  # VeilError is already a failed result; this is a bug or an OS error
@@ -211,7 +212,7 @@ async def _run_folder(args: argparse.Namespace, root: Path, out: Path, files: li
 
             async def work(item: tuple[Document, str]) -> AnonymizeResult:
                 doc, _ = item
-                return await _safe(anon, doc, _run_id(batch_id, doc.id))
+                return await safe_anonymize(anon, doc, _run_id(batch_id, doc.id))
 
             def done(item: tuple[Document, str], r: AnonymizeResult) -> None:
                 doc, sha = item
@@ -310,7 +311,7 @@ async def _run_csv(args: argparse.Namespace, fields: list[str], docs: list[Docum
                 run_id = _run_id(batch_id, doc.id)
                 if not doc.text.strip():
                     return AnonymizeResult(run_id=run_id, doc_id=doc.id, status="failed", error="empty text")
-                return await _safe(anon, doc, run_id)
+                return await safe_anonymize(anon, doc, run_id)
 
             def done(doc: Document, r: AnonymizeResult) -> None:
                 results[doc.id] = r.model_dump()

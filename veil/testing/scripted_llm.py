@@ -4,7 +4,8 @@ It speaks real HTTP, so the real ``openai`` client is exercised end to end (no m
 A *responder* decides each answer from the request (typically from the name of the requested
 JSON schema, which tells which agent is asking: :func:`schema_name` finds it in every
 structured-output shape veil sends). Faults can be queued to test retries: an HTTP status,
-malformed JSON, a truncated answer or a delay.
+malformed JSON, a truncated answer, a delay or a broken HTTP body; or drawn at random for a share
+of the calls (``fault_rate``, ``rate_faults``, ``seed``: fault injection).
 
 It can pose as a given kind of endpoint: ``formats`` are the structured-output shapes it accepts
 (``{"text", "json_object"}`` answers a ``json_schema`` request as llama-cpp-python does: HTTP 500
@@ -24,6 +25,7 @@ Also used by the throughput benchmark as an endpoint with a fixed latency (``del
 from __future__ import annotations
 
 import json
+import random
 import re
 import socket
 import threading
@@ -38,12 +40,21 @@ from typing import Any, Callable
 @dataclass
 class Fault:
     """A scripted misbehaviour: ``status`` (e.g. 500), ``malformed`` JSON, ``truncated``
-    (finish_reason=length) or ``delay_s`` before answering normally."""
+    (finish_reason=length), ``delay_s`` before answering normally, or a ``broken_body``: HTTP 200
+    whose body is not a whole response: ``"cut"`` (the Content-Length promises the full body,
+    half of it is sent, then the connection is closed), ``"garbled"`` (a complete body of the
+    announced length that is not JSON) or ``"partial_json"`` (a complete body holding the first
+    half of the JSON document)."""
 
     status: int | None = None
     malformed: bool = False
     truncated: bool = False
     delay_s: float = 0.0
+    broken_body: str | None = None  # cut | garbled | partial_json
+
+    def __post_init__(self) -> None:
+        if self.broken_body not in (None, "cut", "garbled", "partial_json"):
+            raise ValueError(f"unknown broken_body {self.broken_body!r}")
 
 
 Responder = Callable[[dict[str, Any]], "dict[str, Any] | str | Fault"]
@@ -103,7 +114,19 @@ def _completion(request: dict[str, Any], content: str, finish: str, prompt_token
 
 class ScriptedLLM:
     def __init__(self, responder: Responder, *, delay_s: float = 0.0, prompt_tokens: int | None = None,
-                 formats: set[str] | None = None, owned_by: str = "veil", slots: int | None = None):
+                 formats: set[str] | None = None, owned_by: str = "veil", slots: int | None = None,
+                 fault_rate: float = 0.0, rate_faults: list[Fault] | None = None, seed: int = 0):
+        """``fault_rate``: the share of answered calls (probes excluded) that get one of
+        ``rate_faults`` instead, drawn with a ``seed``-ed generator (fault injection);
+        ``faults_served`` lists every fault served, queued or drawn."""
+        if not 0.0 <= fault_rate <= 1.0:
+            raise ValueError("fault_rate must be in [0, 1]")
+        if fault_rate and not rate_faults:
+            raise ValueError("fault_rate needs rate_faults")
+        self.fault_rate = fault_rate
+        self.rate_faults = list(rate_faults or [])
+        self._rng = random.Random(seed)
+        self.faults_served: list[Fault] = []
         self.responder = responder
         self.delay_s = delay_s
         self.prompt_tokens = prompt_tokens
@@ -145,6 +168,27 @@ class ScriptedLLM:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
+            def _send_broken(self, kind: str, body: bytes) -> None:
+                """HTTP 200 with a body that is not a whole JSON response (see Fault.broken_body)."""
+                if kind == "garbled":
+                    body = bytes((b * 7 + 13) % 256 for b in body)
+                elif kind == "partial_json":
+                    body = body[: max(1, len(body) // 2)]
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                try:
+                    if kind == "cut":
+                        self.wfile.write(body[: max(1, len(body) // 2)])
+                        self.wfile.flush()
+                        self.close_connection = True
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    else:
+                        self.wfile.write(body)
+                except OSError:
+                    pass
+
             def do_GET(self) -> None:  # noqa: N802
                 if self.path.rstrip("/").endswith("/models"):
                     body = {"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": outer.owned_by}]}
@@ -182,6 +226,10 @@ class ScriptedLLM:
                 with outer._lock:
                     outer.requests.append(request)
                     fault = outer.faults.popleft() if outer.faults else None
+                    if fault is None and outer.fault_rate and outer._rng.random() < outer.fault_rate:
+                        fault = outer._rng.choice(outer.rate_faults)
+                    if fault is not None:
+                        outer.faults_served.append(fault)
                     outer.in_flight += 1
                     outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
                 try:
@@ -212,7 +260,11 @@ class ScriptedLLM:
                         content, finish = content[: max(1, len(content) // 2)], "length"
                     prompt_chars = sum(len(str(m.get("content", ""))) for m in request.get("messages", []))
                     ptoks = outer.prompt_tokens if outer.prompt_tokens is not None else max(1, prompt_chars // 4)
-                    self._send(200, json.dumps(_completion(request, content, finish, ptoks)).encode())
+                    body = json.dumps(_completion(request, content, finish, ptoks)).encode()
+                    if fault and fault.broken_body:
+                        self._send_broken(fault.broken_body, body)
+                        return
+                    self._send(200, body)
                 finally:
                     with outer._lock:
                         outer.in_flight -= 1
