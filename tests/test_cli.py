@@ -20,6 +20,7 @@ import pytest
 
 from tests.conftest import BIOS, AgentScript, identity_answer, optimizer_answer, prompt_text, utility_answer
 from veil.cli import main
+from veil.io import BATCH_KEY
 from veil.memory.store import MemoryStore
 from veil.testing.scripted_llm import Fault
 
@@ -359,7 +360,8 @@ def test_interrupted_run_resumes_without_redoing_finished_docs(scripted_llm, tmp
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     assert not dst.exists()
-    journal = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()]
+    header, *journal = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()]
+    assert header["key"] == BATCH_KEY and header["output"]["input_sha256"]
     assert [e["key"] for e in journal] == ["doc-fishback", "doc-okafor"]
     before = {b.id: requests_about(llm, b) for b in bios}
 
@@ -390,7 +392,8 @@ def test_resume_from_a_prewritten_journal(scripted_llm, tmp_path, db_path, capsy
             "privacy_score": 11, "utility_score": 0.5}
     failed = {"run_id": "run-failed", "doc_id": "doc-duarte", "status": "failed", "error": "HTTP 500"}
     (tmp_path / "out.jsonl.partial").write_text(
-        json.dumps({"key": "doc-okafor", "output": done}) + "\n"
+        json.dumps({"key": BATCH_KEY, "output": fingerprint(jsonl_args(src, dst, llm, db_path), src)}) + "\n"
+        + json.dumps({"key": "doc-okafor", "output": done}) + "\n"
         + json.dumps({"key": "doc-duarte", "output": failed}) + "\n"
         + '{"key": "doc-lindq',  # torn by a kill
         encoding="utf-8",
@@ -406,6 +409,94 @@ def test_resume_from_a_prewritten_journal(scripted_llm, tmp_path, db_path, capsy
     assert rows["doc-duarte"]["anonymized_text"] and "error" not in rows["doc-duarte"]
     assert rows["doc-lindqvist"]["anonymized_text"]
     assert not (tmp_path / "out.jsonl.partial").exists()
+
+
+def fingerprint(argv: list[str], src: Path) -> dict:
+    """The journal header veil writes for this command line (see veil.io.check_resume)."""
+    from veil.cli import build_parser
+    from veil.cli.anonymize import _config
+    from veil.cli.common import run_options
+    from veil.io import file_sha256
+
+    args = build_parser().parse_args(argv)
+    return {"batch_id": "b-earlier", "input_sha256": file_sha256(src), "options": run_options(args, _config(args))}
+
+
+def test_kill_9_then_different_input_or_options_refuses_and_restart_redoes(scripted_llm, tmp_path, db_path, capsys):
+    """Issue 11: after a kill -9, the input JSONL was replaced by different records and the
+    command rerun: the output paired the new inputs with the old anonymizations (ids are line
+    numbers). Now the journal's fingerprint refuses it, naming the difference; so does a change of
+    options; --restart redoes every record from the new input."""
+    bios = list(BIOS.values())
+    hang = threading.Event()
+    llm = scripted_llm(world(hang=hang, hang_marker=bios[2].marker))
+    # no id field: a record's key is its line number
+    records = [{"text": b.text, "person": b.name, "occupation": b.label} for b in bios]
+    src = write_jsonl(tmp_path / "in.jsonl", records)
+    dst = tmp_path / "out.jsonl"
+    partial = tmp_path / "out.jsonl.partial"
+    argv = ["anonymize", str(src), "-o", str(dst), "--name-field", "person", "--concurrency", "1",
+            *llm_args(llm, db_path)]
+    proc = subprocess.Popen([VEIL, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=os.environ.copy())
+    try:
+        deadline = time.monotonic() + 45
+        while time.monotonic() < deadline and proc.poll() is None:
+            if partial.exists() and len(partial.read_text(encoding="utf-8").splitlines()) >= 3:  # header + 2 done
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()[1]
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    hang.set()
+    journal = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()]
+    assert [e["key"] for e in journal] == [BATCH_KEY, "0", "1"]
+
+    def veil(*extra: str) -> tuple[int, str]:
+        rc = main([*argv, *extra])
+        return rc, capsys.readouterr().err
+
+    # the same input with other options: refused, the option named
+    rc, err = veil("--max-iterations", "2")
+    assert rc == 2 and "Traceback" not in err, err
+    assert "--max-iterations 5 -> 2" in err and "--restart" in err
+    assert err.count("\n") == 1 and not dst.exists()
+
+    # the input replaced by different records: refused, the input named, nothing written
+    new_records = [{"text": b.text, "person": b.name, "occupation": b.label} for b in reversed(bios)]
+    new_records.append({**records[0], "text": bios[0].text.replace("1933", "1934")})
+    write_jsonl(src, new_records)
+    rc, err = veil()
+    assert rc == 2, err
+    assert "the input is different" in err and "2 finished documents" in err
+    assert not dst.exists() and partial.exists()
+
+    # --restart: every record is redone from the new input, each paired with its own text
+    rc, err = veil("--restart")
+    assert rc == 0, err
+    assert "resuming" not in err
+    rows = read_jsonl(dst)
+    assert [r["text"] for r in rows] == [r["text"] for r in new_records]
+    labels = {b.label for b in bios}
+    for r in rows:
+        assert r["anonymized_text"] and r["occupation"] in r["anonymized_text"]
+        assert not any(other in r["anonymized_text"] for other in labels - {r["occupation"]})
+    assert not partial.exists()
+
+
+def test_a_journal_without_fingerprint_is_not_resumed(scripted_llm, tmp_path, db_path, capsys):
+    llm = scripted_llm(world())
+    src = write_jsonl(tmp_path / "in.jsonl", bio_records())
+    dst = tmp_path / "out.jsonl"
+    done = {"run_id": "run-earlier", "doc_id": "doc-okafor", "status": "done", "anonymized_text": "EARLIER"}
+    (tmp_path / "out.jsonl.partial").write_text(json.dumps({"key": "doc-okafor", "output": done}) + "\n")
+    assert main(jsonl_args(src, dst, llm, db_path)) == 2
+    assert "no fingerprint" in capsys.readouterr().err and not dst.exists()
+    assert main([*jsonl_args(src, dst, llm, db_path), "--restart"]) == 0
+    assert "EARLIER" not in dst.read_text(encoding="utf-8")
 
 
 def test_journal_survives_a_torn_line_and_a_second_interruption(tmp_path):

@@ -162,7 +162,7 @@ def test_resume_after_kill_9(tmp_path):
     assert len(paths) == n and len(set(paths)) == n
     assert all(e["status"] == "done" for e in entries)
     outputs = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
-    assert outputs == sorted(paths + ["manifest.jsonl"])  # exactly one output per document, no temp files
+    assert outputs == sorted(paths + ["manifest.jsonl", ".veil-options.json"])  # exactly one output per document, no temp files
     by_path = {e["path"]: e for e in entries}
     for rel, before in done_before.items():
         assert by_path[rel]["run_id"] == before["run_id"]
@@ -235,3 +235,27 @@ def test_folder_retries_broken_bodies(tmp_path):
     assert served >= 2
     assert code == 0
     assert all(e["status"] == "done" for e in _manifest(out))
+
+
+def test_folder_rerun_with_other_options_refuses_and_restart_redoes(tmp_path, capsys):
+    src, out = tmp_path / "in", tmp_path / "out"
+    src.mkdir()
+    for i in range(2):
+        (src / f"d{i}.txt").write_text(f"Alice Smith {i} is a nurse in Paris.")
+    with ScriptedLLM(responder) as llm:
+        assert main(["anonymize", str(src), "-o", str(out), *_args(llm, tmp_path)]) == 0
+        runs = {e["path"]: e["run_id"] for e in _manifest(out)}
+        n = len(llm.requests)
+        capsys.readouterr()
+        assert main(["anonymize", str(src), "-o", str(out), *_args(llm, tmp_path), "--name-field", "x"]) == 2
+        err = capsys.readouterr().err
+        assert "different options: --name-field (unset) -> x" in err and "--restart" in err
+        assert len(llm.requests) == n
+        # the same options: nothing to redo
+        assert main(["anonymize", str(src), "-o", str(out), *_args(llm, tmp_path)]) == 0
+        assert len(llm.requests) == n
+        # other options with --restart: every document redone, under a new batch
+        assert main(["anonymize", str(src), "-o", str(out), *_args(llm, tmp_path), "--max-iterations", "2",
+                     "--restart"]) == 0
+        assert len(llm.requests) > n
+    assert all(runs[e["path"]] != e["run_id"] and e["status"] == "done" for e in _manifest(out))

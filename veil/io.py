@@ -1,10 +1,17 @@
 """Reading documents (txt, JSONL, stdin) and writing results without losing data: outputs
 are written to a temporary file and renamed into place (atomic), and finished documents of a
-batch are journalled as they complete so that an interrupted run resumes where it stopped."""
+batch are journalled as they complete so that an interrupted run resumes where it stopped.
+
+A journal starts with a fingerprint of its run (:func:`check_resume`): the input's content
+hash and the run's options. A rerun resumes only when both are the same; otherwise it refuses,
+naming the difference, and ``--restart`` discards the journal."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import time
+import uuid
 import os
 import sys
 import tempfile
@@ -130,6 +137,21 @@ def read_stdin() -> tuple[str, list[tuple[str, dict[str, Any]]] | None]:
     return text, None
 
 
+BATCH_KEY = "__batch__"  # the journal's first entry: batch id and the run's fingerprint
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 class Journal:
     """Append-only JSONL of finished documents (``{"key": ..., "output": ...}``), fsynced per
     line. A torn last line from a killed process is ignored on reload."""
@@ -159,9 +181,66 @@ class Journal:
         os.fsync(self._f.fileno())
         self.done[key] = output
 
+    def reset(self) -> None:
+        """Forget every entry (``--restart``)."""
+        self._f.close()
+        self._f = open(self.path, "w", encoding="utf-8")
+        self.done = {}
+
     def close(self) -> None:
         self._f.close()
 
     def remove(self) -> None:
         self.close()
         self.path.unlink(missing_ok=True)
+
+
+def option_differences(before: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """``["--max-iterations 5 -> 3", ...]`` for every option whose value changed."""
+    out = []
+    for key in sorted(set(before) | set(now)):
+        if before.get(key) != now.get(key):
+            out.append(f"{key} {_show(before.get(key))} -> {_show(now.get(key))}")
+    return out
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "(unset)"
+    if isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value):
+        return f"sha256 {value[:12]}"  # a file's content hash
+    return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+
+
+def check_resume(journal: Journal, *, input_sha256: str | None, options: dict[str, Any], restart: bool,
+                 unit: str = "documents") -> str:
+    """Resume only the same run: the journal's fingerprint (input content hash, options) must
+    match this run's, or this refuses naming the difference. ``restart`` discards the journal.
+    Writes the fingerprint into a new journal; returns the batch id (stable across resumes)."""
+    if restart:
+        journal.reset()
+    header = journal.done.get(BATCH_KEY)
+    finished = sum(1 for k in journal.done if k != BATCH_KEY)
+    if finished or header:
+        problems = []
+        if not header or "options" not in header:
+            problems.append("it has no fingerprint of its input and options (written by an older veil)")
+        else:
+            if input_sha256 is not None and header.get("input_sha256") != input_sha256:
+                problems.append(f"the input is different (sha256 {str(header.get('input_sha256'))[:12]} then, "
+                                f"{input_sha256[:12]} now)")
+            changed = option_differences(header.get("options") or {}, options)
+            if changed:
+                problems.append("the options are different: " + ", ".join(changed))
+        if problems:
+            raise UserInputError(
+                f"{journal.path} holds {finished} finished {unit} of an interrupted run, but "
+                + "; ".join(problems)
+                + ": rerun with the same input and options to resume, or add --restart to discard them and start over"
+            )
+    if header and header.get("batch_id"):
+        return str(header["batch_id"])
+    batch_id = uuid.uuid4().hex
+    journal.add(BATCH_KEY, {"batch_id": batch_id, "started": time.time(), "input_sha256": input_sha256,
+                            "options": options})
+    return batch_id

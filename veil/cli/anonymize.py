@@ -13,12 +13,13 @@ from typing import Any
 
 from veil.anonymizer import UNVERIFIED_HINT, AnonymizeResult, Anonymizer
 from veil.batch import run_concurrently
-from veil.cli.folder import safe_anonymize
-from veil.cli.common import add_db_arg, add_engine_args, engine_options, llm_settings
+from veil.cli.folder import batch_run_id, safe_anonymize
+from veil.cli.common import add_db_arg, add_engine_args, add_restart_arg, engine_options, llm_settings, run_options
 from veil.documents import Document
 from veil.errors import UserInputError, VeilError
 from veil.graphs.anonymize import AnonymizeConfig
-from veil.io import Journal, atomic_write_text, read_jsonl, read_stdin, read_text_file, records_to_documents
+from veil.io import (BATCH_KEY, Journal, atomic_write_text, check_resume, file_sha256, read_jsonl, read_stdin,
+                     read_text_file, records_to_documents, sha256_bytes)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--memory-window", type=int, default=3, help="earlier iterations the optimizer sees (default 3)")
     p.add_argument("--concurrency", type=int, default=16, help="documents in flight at once (default 16)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_restart_arg(p)
     add_engine_args(p)
     add_db_arg(p)
     p.set_defaults(func=run)
@@ -54,23 +56,24 @@ def _config(args: argparse.Namespace) -> AnonymizeConfig:
         raise UserInputError(f"invalid option: {e.errors()[0]['msg'] if hasattr(e, 'errors') else e}") from e
 
 
-def _load(args: argparse.Namespace) -> tuple[str, list[Document]]:
-    """Returns (kind, documents) where kind is 'jsonl' or 'text'."""
+def _load(args: argparse.Namespace) -> tuple[str, list[Document], str]:
+    """Returns (kind, documents, sha256 of the input) where kind is 'jsonl' or 'text'."""
     fields = dict(
         text_field=args.text_field, id_field=args.id_field, label_field=args.label_field,
         name_field=args.name_field, attributes_field=args.attributes_field,
     )
     if args.input == "-":
         raw, records = read_stdin()
+        sha = sha256_bytes(raw.encode("utf-8"))
         if records is not None:
-            return "jsonl", records_to_documents(records, **fields)
-        return "text", [Document(id="stdin", text=raw)]
+            return "jsonl", records_to_documents(records, **fields), sha
+        return "text", [Document(id="stdin", text=raw)], sha
     path = Path(args.input)
     if not path.exists():
         raise UserInputError(f"{path}: no such file or folder")
     if path.suffix.lower() in (".jsonl", ".ndjson") or (path.suffix.lower() == ".json" and args.id_field):
-        return "jsonl", records_to_documents(read_jsonl(path), **fields)
-    return "text", [Document(id=path.stem, text=read_text_file(path))]
+        return "jsonl", records_to_documents(read_jsonl(path), **fields), file_sha256(path)
+    return "text", [Document(id=path.stem, text=read_text_file(path))], file_sha256(path)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,24 +86,27 @@ def run(args: argparse.Namespace) -> int:
         from veil.cli.folder import run_csv  # CSV: the batch module too
 
         return run_csv(args, Path(args.input), config)
-    kind, docs = _load(args)
+    kind, docs, input_sha256 = _load(args)
     if not docs:
         raise UserInputError(f"{args.input}: no documents")
     if args.concurrency < 1:
         raise UserInputError("--concurrency must be at least 1")
-    return asyncio.run(_run(args, config, kind, docs))
+    return asyncio.run(_run(args, config, kind, docs, input_sha256))
 
 
-async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, docs: list[Document]) -> int:
+async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, docs: list[Document],
+               input_sha256: str) -> int:
     out = Path(args.output) if args.output else None
     journal = Journal(out.with_name(out.name + ".partial")) if (out and kind == "jsonl") else None
+    batch_id = (check_resume(journal, input_sha256=input_sha256, options=run_options(args, config),
+                             restart=args.restart) if journal else None)
     # reuse what the interrupted run finished; a document that failed there is tried again
-    finished = {key for key, r in journal.done.items() if (r or {}).get("status") == "done"} if journal else set()
+    results: dict[str, dict[str, Any]] = {k: v for k, v in journal.done.items() if k != BATCH_KEY} if journal else {}
+    finished = {key for key, r in results.items() if (r or {}).get("status") == "done"}
     todo = [d for d in docs if d.id not in finished]
     if journal and len(todo) < len(docs):
         print(f"veil: resuming: {len(docs) - len(todo)} of {len(docs)} documents already done", file=sys.stderr)
     t0 = time.perf_counter()
-    results: dict[str, dict[str, Any]] = dict(journal.done) if journal else {}
     if todo:
         async with Anonymizer(
             args.engine, config=config, llm=llm_settings(args), db_path=args.db, engine_options=engine_options(args)
@@ -113,7 +119,9 @@ async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, doc
                     journal.add(doc.id, r.model_dump())
 
             async def work(doc: Document) -> AnonymizeResult:
-                return await safe_anonymize(anon, doc)
+                # a stable run id within a journalled batch: an interrupted document resumes from
+                # its checkpoint
+                return await safe_anonymize(anon, doc, batch_run_id(batch_id, doc.id) if batch_id else None)
 
             await run_concurrently(
                 todo, work, concurrency=args.concurrency, on_done=done,

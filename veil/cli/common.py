@@ -17,9 +17,11 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--model", help="model name served by the endpoint (default: $VEIL_LLM_MODEL)")
     g.add_argument("--api-key", help="default: $VEIL_LLM_API_KEY or $OPENAI_API_KEY")
     g.add_argument("--llm-timeout", type=float, help="seconds per LLM request, counted from its send (default 60)")
-    g.add_argument("--structured-output", choices=["auto", "json_schema", "json_object", "guided_json", "prompt"],
+    g.add_argument("--structured-output",
+                   choices=["auto", "json_schema", "json_object", "structured_outputs", "guided_json", "prompt"],
                    help="how the JSON schema is sent: json_schema (OpenAI, vLLM), json_object (llama-cpp-python), "
-                        "guided_json (vLLM extra_body), prompt (schema in the prompt); default auto: probed once "
+                        "structured_outputs (vLLM extra_body), guided_json (vLLM before 0.12 only: later versions "
+                        "ignore it), prompt (schema in the prompt); default auto: probed once "
                         "per endpoint ($VEIL_LLM_STRUCTURED_OUTPUT)")
     g.add_argument("--llm-concurrency", type=int,
                    help="LLM requests in flight at once (default: 1 for a llama.cpp server, else unlimited; "
@@ -79,3 +81,32 @@ def engine_options(args: argparse.Namespace) -> dict[str, Any]:
         "allow": list(args.allow),
         "deny": list(args.deny),
     }
+
+
+def add_restart_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--restart", action="store_true",
+                   help="discard the journal of an interrupted run (OUT.partial, OUTDIR/.veil-journal.jsonl) and "
+                        "start over; without it a rerun resumes, and refuses when the input or options changed")
+
+
+def run_options(args: argparse.Namespace, config: Any) -> dict[str, Any]:
+    """The options a resumed run must share with the run it resumes, by flag name: what
+    changes a document's result (engine, model, fields, task, population...), not how fast it
+    runs (concurrency, timeouts, progress). Files are named by their content hash."""
+    from veil.io import file_sha256
+
+    def content(path: Path | None) -> str | None:
+        return file_sha256(path) if path is not None and path.is_file() else None
+
+    opts: dict[str, Any] = {
+        "--engine": args.engine,
+        "--model": (llm_settings(args).model if args.engine == "llm" else None),
+        "--text-field": args.text_field, "--id-field": args.id_field, "--label-field": args.label_field,
+        "--name-field": args.name_field, "--attributes-field": args.attributes_field,
+        "--population": content(args.population), "--train": content(args.train),
+        "--policy": content(getattr(args, "policy", None)),
+        "--allow": sorted(args.allow), "--deny": sorted(args.deny),
+    }
+    for key, value in config.model_dump().items():
+        opts["--top-k" if key == "k" else "--" + key.replace("_", "-")] = value
+    return opts

@@ -14,14 +14,16 @@ documents at a time, and mirrors the folder structure in OUTDIR:
 * files that cannot be used (binary, not UTF-8, empty, unreadable) are ``failed`` in the
   manifest with the reason and listed on stderr; the others go on;
 * after a crash or ``kill -9``, the same command resumes: documents in the journal (or, after a
-  finished run, in the manifest) whose input is unchanged and whose output exists are not
-  redone; a document that was in flight resumes from its last LangGraph checkpoint (its run id
-  is stable within a batch) and failed ones are retried;
+  finished run, in the manifest) whose input is unchanged (sha256) and whose output exists are
+  not redone; a document that was in flight resumes from its last LangGraph checkpoint (its run
+  id is stable within a batch) and failed ones are retried. A rerun with other options (engine,
+  model, fields, task; kept in the journal and ``OUTDIR/.veil-options.json``) refuses, naming
+  them; ``--restart`` redoes every document;
 * the exit code is 1 when any document failed, else 0.
 
 ``veil anonymize FILE.csv --text-field COL [-o OUT.csv]`` anonymizes one column of a CSV and
 writes the CSV back with ``anonymized_text``, ``privacy_score``, ``utility_score``, ``run_id``
-and ``error`` columns added (journalled and resumable like JSONL input).
+and ``error`` columns added (journalled, fingerprinted and resumable like JSONL input).
 """
 
 from __future__ import annotations
@@ -41,16 +43,17 @@ from typing import Any
 
 from veil.anonymizer import AnonymizeResult, Anonymizer, new_run_id
 from veil.batch import run_concurrently
-from veil.cli.common import engine_options, llm_settings
+from veil.cli.common import engine_options, llm_settings, run_options
 from veil.documents import Document
 from veil.errors import UserInputError, VeilError
 from veil.graphs.anonymize import AnonymizeConfig
-from veil.io import Journal, atomic_write_text, read_text_file, records_to_documents
+from veil.io import (BATCH_KEY, Journal, atomic_write_text, check_resume, file_sha256, option_differences,
+                     read_text_file, records_to_documents)
 
 TEXT_SUFFIXES = (".txt", ".md")
 MANIFEST = "manifest.jsonl"
 JOURNAL = ".veil-journal.jsonl"
-_BATCH_KEY = "__batch__"
+OPTIONS = ".veil-options.json"  # the options of the run that wrote OUTDIR (a finished run has no journal)
 OUTPUT_COLUMNS = ("anonymized_text", "privacy_score", "utility_score", "run_id", "error")
 
 
@@ -61,7 +64,7 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _run_id(batch_id: str, key: str) -> str:
+def batch_run_id(batch_id: str, key: str) -> str:
     """Stable within a batch, so an interrupted document resumes from its checkpoint."""
     return "run-" + hashlib.sha256(f"{batch_id}\0{key}".encode()).hexdigest()[:20]
 
@@ -85,15 +88,6 @@ async def safe_anonymize(anon: Anonymizer, doc: Document, run_id: str | None = N
             pass
         return AnonymizeResult(run_id=run_id, doc_id=doc.id, status="failed", error=error,
                                seconds=time.perf_counter() - t0)
-
-
-def _batch_id(journal: Journal) -> str:
-    entry = journal.done.get(_BATCH_KEY)
-    if entry and entry.get("batch_id"):
-        return entry["batch_id"]
-    batch_id = uuid.uuid4().hex
-    journal.add(_BATCH_KEY, {"batch_id": batch_id, "started": time.time()})
-    return batch_id
 
 
 # -- folders -----------------------------------------------------------------------------------
@@ -132,6 +126,14 @@ def _read_manifest(path: Path) -> dict[str, dict[str, Any]]:
         if isinstance(e, dict) and "path" in e:
             entries[e["path"]] = e
     return entries
+
+
+def _read_options(path: Path) -> dict[str, Any] | None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _entry(rel: str, *, status: str, sha: str | None, r: AnonymizeResult | None = None,
@@ -181,8 +183,19 @@ async def _run_folder(args: argparse.Namespace, root: Path, out: Path, files: li
     t0 = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     journal = Journal(out / JOURNAL)
-    batch_id = _batch_id(journal)
-    finished = {**_read_manifest(out / MANIFEST), **{k: v for k, v in journal.done.items() if k != _BATCH_KEY}}
+    options = run_options(args, config)
+    before = _read_options(out / OPTIONS)
+    if before is not None and not args.restart and (out / MANIFEST).exists():
+        changed = option_differences(before, options)
+        if changed:
+            raise UserInputError(
+                f"{out} holds the outputs of a run with different options: {', '.join(changed)}: rerun with the "
+                "same options to resume, or add --restart to redo every document")
+    # the input is fingerprinted per file (sha256 in the journal and the manifest): a changed file is redone
+    batch_id = check_resume(journal, input_sha256=None, options=options, restart=args.restart)
+    atomic_write_text(out / OPTIONS, json.dumps(options, ensure_ascii=False, sort_keys=True) + "\n")
+    finished = {} if args.restart else {
+        **_read_manifest(out / MANIFEST), **{k: v for k, v in journal.done.items() if k != BATCH_KEY}}
     remove_stale_temp_files(out)  # a kill -9 during an atomic write leaves its temp file behind
     entries: dict[str, dict[str, Any]] = {}
     docs: list[Document] = []  # every readable document (the batch the engine prepares on)
@@ -212,7 +225,7 @@ async def _run_folder(args: argparse.Namespace, root: Path, out: Path, files: li
 
             async def work(item: tuple[Document, str]) -> AnonymizeResult:
                 doc, _ = item
-                return await safe_anonymize(anon, doc, _run_id(batch_id, doc.id))
+                return await safe_anonymize(anon, doc, batch_run_id(batch_id, doc.id))
 
             def done(item: tuple[Document, str], r: AnonymizeResult) -> None:
                 doc, sha = item
@@ -291,15 +304,17 @@ def run_csv(args: argparse.Namespace, path: Path, config: AnonymizeConfig) -> in
         records, text_field=args.text_field, id_field=args.id_field, label_field=args.label_field,
         name_field=args.name_field, attributes_field=args.attributes_field,
     )
-    return asyncio.run(_run_csv(args, fields, docs, config))
+    return asyncio.run(_run_csv(args, fields, docs, config, file_sha256(path)))
 
 
-async def _run_csv(args: argparse.Namespace, fields: list[str], docs: list[Document], config: AnonymizeConfig) -> int:
+async def _run_csv(args: argparse.Namespace, fields: list[str], docs: list[Document], config: AnonymizeConfig,
+                   input_sha256: str) -> int:
     t0 = time.perf_counter()
     out = Path(args.output) if args.output else None
     journal = Journal(out.with_name(out.name + ".partial")) if out else None
-    batch_id = _batch_id(journal) if journal else uuid.uuid4().hex
-    results: dict[str, dict[str, Any]] = {k: v for k, v in (journal.done if journal else {}).items() if k != _BATCH_KEY}
+    batch_id = (check_resume(journal, input_sha256=input_sha256, options=run_options(args, config),
+                             restart=args.restart, unit="rows") if journal else uuid.uuid4().hex)
+    results: dict[str, dict[str, Any]] = {k: v for k, v in (journal.done if journal else {}).items() if k != BATCH_KEY}
     todo = [d for d in docs if d.id not in results or results[d.id].get("status") != "done"]
     if journal and len(todo) < len(docs):
         print(f"veil: resuming: {len(docs) - len(todo)} of {len(docs)} rows already done", file=sys.stderr)
@@ -308,7 +323,7 @@ async def _run_csv(args: argparse.Namespace, fields: list[str], docs: list[Docum
             await anon.prepare(docs)
 
             async def work(doc: Document) -> AnonymizeResult:
-                run_id = _run_id(batch_id, doc.id)
+                run_id = batch_run_id(batch_id, doc.id)
                 if not doc.text.strip():
                     return AnonymizeResult(run_id=run_id, doc_id=doc.id, status="failed", error="empty text")
                 return await safe_anonymize(anon, doc, run_id)
