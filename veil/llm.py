@@ -7,7 +7,10 @@ that model. How the schema travels depends on the endpoint (``structured_output`
   (OpenAI, vLLM);
 - ``json_object``: ``response_format={"type": "json_object", "schema": {...}}`` (llama-cpp-python,
   which turns the schema into a grammar; ``maxLength`` is left out there, see :func:`_format_body`);
-- ``guided_json``: vLLM's ``guided_json`` field in the body (``extra_body``);
+- ``structured_outputs``: vLLM's ``structured_outputs={"json": {...}}`` in the body
+  (``extra_body``; the field that replaced ``guided_json``);
+- ``guided_json``: vLLM's older ``guided_json`` field in the body (vLLM before 0.12, which removed
+  it: a later vLLM answers HTTP 200 and ignores it, so the output is NOT constrained);
 - ``prompt``: the schema in the system prompt only, then validation;
 - ``auto`` (default): one tiny probe per endpoint (``json_schema``, then ``json_object``, else
   ``prompt``), cached for the process (:func:`endpoint_info`).
@@ -58,8 +61,8 @@ log = get_logger(__name__)
 M = TypeVar("M", bound=BaseModel)
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"  # where `vllm serve MODEL` listens by default
-StructuredMode = Literal["auto", "json_schema", "json_object", "guided_json", "prompt"]
-MODES: tuple[str, ...] = ("json_schema", "json_object", "guided_json", "prompt")
+StructuredMode = Literal["auto", "json_schema", "json_object", "structured_outputs", "guided_json", "prompt"]
+MODES: tuple[str, ...] = ("json_schema", "json_object", "structured_outputs", "guided_json", "prompt")
 PROBE_SCHEMA_NAME = "VeilProbe"
 
 
@@ -232,6 +235,8 @@ def _format_body(mode: str, name: str, schema: dict[str, Any]) -> dict[str, Any]
         return {"response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}}
     if mode == "json_object":
         return {"response_format": {"type": "json_object", "schema": schema}}
+    if mode == "structured_outputs":
+        return {"structured_outputs": {"json": schema}}
     if mode == "guided_json":
         return {"guided_json": schema}
     return {}

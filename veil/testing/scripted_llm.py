@@ -64,10 +64,13 @@ _TITLE = re.compile(r'"title":\s*"(\w+)"')
 
 
 def request_format(request: dict[str, Any]) -> str:
-    """The structured-output shape of a request: json_schema, json_object, guided_json or text."""
+    """The structured-output shape of a request: json_schema, json_object, structured_outputs,
+    guided_json or text."""
     rf = request.get("response_format") or {}
     if rf.get("type") in ("json_schema", "json_object"):
         return rf["type"]
+    if isinstance(request.get("structured_outputs"), dict) and "json" in request["structured_outputs"]:
+        return "structured_outputs"
     if "guided_json" in request:
         return "guided_json"
     return "text"
@@ -80,7 +83,8 @@ def schema_name(request: dict[str, Any]) -> str:
     rf = request.get("response_format") or {}
     if rf.get("json_schema"):
         return rf["json_schema"].get("name", "")
-    for schema in (rf.get("schema"), request.get("guided_json")):
+    so = request.get("structured_outputs")
+    for schema in (rf.get("schema"), so.get("json") if isinstance(so, dict) else None, request.get("guided_json")):
         if isinstance(schema, dict):
             return str(schema.get("title", ""))
     for m in request.get("messages", []):
