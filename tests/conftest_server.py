@@ -66,16 +66,18 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(llm: ScriptedLLM, db_path: Path, **overrides: Any) -> Iterator[str]:
-    """Serve ``create_app`` (engine llm → ``llm``) on 127.0.0.1; yields the base URL."""
-    settings = ServerSettings(
+def running_server(llm: ScriptedLLM | None, db_path: Path, **overrides: Any) -> Iterator[str]:
+    """Serve ``create_app`` (engine llm → ``llm``; ``llm=None`` and ``engine="local"`` for the
+    embedded engine) on 127.0.0.1; yields the base URL."""
+    values: dict[str, Any] = dict(
         engine="llm",
-        llm=LLMSettings(base_url=llm.base_url, model="scripted", api_key="x", max_retries=0, timeout_s=10),
+        llm=LLMSettings(base_url=llm.base_url, model="scripted", api_key="x", max_retries=0, timeout_s=10)
+        if llm is not None else None,
         db_path=db_path,
         api_keys=[KEY_A, KEY_B],
         stream_poll_s=0.05,
-        **overrides,
     )
+    settings = ServerSettings(**{**values, **overrides})
     app = create_app(settings)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -85,12 +85,21 @@ def has_word(text: str, word: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
 
 
+class Prepared:
+    """An engine with the batch its prepare() built (the agents take it on every call)."""
+
+    def __init__(self, eng, docs=DOCS):
+        self.engine = eng
+        self.batch = asyncio.run(eng.prepare(docs))
+
+    def __getattr__(self, name):
+        return getattr(self.engine, name)
+
+
 @pytest.fixture(scope="module")
 def engine():
     """The default local engine, prepared on the batch (loads MiniLM once for the module)."""
-    eng = build()
-    asyncio.run(eng.prepare(DOCS))
-    return eng
+    return Prepared(build())
 
 
 @pytest.fixture(scope="module")
@@ -116,18 +125,18 @@ def listed_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                    "a sentence that carries the label); DB-bio figures are in the README")
 @pytest.mark.slow
 def test_attack_driven_plan_defeats_linking_attack_with_ladder_candidates(engine) -> None:
-    pe, opt = engine.p_evaluator, engine.optimizer
+    pe, opt, batch = engine.p_evaluator, engine.optimizer, engine.batch
     task = task_for("b1")
-    original = asyncio.run(pe.evaluate(task.original, task))
+    original = asyncio.run(pe.evaluate(task.original, task, batch=batch))
     assert original.score == 1, "the original must be re-identified for this test to mean anything"
     assert original.per_target["partial_knowledge"] == 1
     assert original.guesses and original.guesses[0].matched
 
-    plan = opt.privacy_plan(task)
+    plan = opt.privacy_plan(task, batch)
     out = plan.render()
-    rank, _ = fast_rank(pe, out, task)
+    rank, _ = fast_rank(pe, batch, out, task)
     assert rank > task.p_max
-    assert asyncio.run(pe.evaluate(out, task)).score > task.p_max
+    assert asyncio.run(pe.evaluate(out, task, batch=batch)).score > task.p_max
 
     chosen = {plan.units[i].span.text: (plan.units[i], plan.choice[i]) for i in plan.order}
     # the city is generalized truthfully: a value of its ladder, a region/country/continent, never a city
@@ -159,14 +168,14 @@ def test_attack_driven_plan_defeats_linking_attack_with_ladder_candidates(engine
                    "a sentence that carries the label); DB-bio figures are in the README")
 @pytest.mark.slow
 def test_plan_reaches_target_or_exhausts_its_options_for_every_document(engine) -> None:
-    pe, opt = engine.p_evaluator, engine.optimizer
+    pe, opt, batch = engine.p_evaluator, engine.optimizer, engine.batch
     met = 0
     for d in DOCS:
         task = task_for(d.id)
-        assert fast_rank(pe, d.text, task)[0] <= task.p_max  # every original is found
-        plan = opt.privacy_plan(task)
+        assert fast_rank(pe, batch, d.text, task)[0] <= task.p_max  # every original is found
+        plan = opt.privacy_plan(task, batch)
         out = plan.render()
-        rank, weights = fast_rank(pe, out, task)
+        rank, weights = fast_rank(pe, batch, out, task)
         if rank > task.p_max:
             met += 1
             continue
@@ -183,7 +192,7 @@ def test_optimizer_result_edits_carry_reasons(engine) -> None:
     task = task_for("b2")
     privacy = PrivacyResult(score=1, k=K)
     utility = UtilityResult(score=1.0, label=task.label)
-    res = asyncio.run(engine.optimizer.optimize(task.original, task, "privacy", privacy, utility, []))
+    res = asyncio.run(engine.optimizer.optimize(task.original, task, "privacy", privacy, utility, [], batch=engine.batch))
     assert res.text != task.original
     assert res.edits
     for e in res.edits:
@@ -194,7 +203,7 @@ def test_optimizer_result_edits_carry_reasons(engine) -> None:
     assert by_before["tomasz.w@szafran.pl"].operation == "obscure"
     assert any("linking attack" in e.reason for e in res.edits)
     # the same call again: nothing further to do once the plan's text is in
-    again = asyncio.run(engine.optimizer.optimize(res.text, task, "privacy", privacy, utility, []))
+    again = asyncio.run(engine.optimizer.optimize(res.text, task, "privacy", privacy, utility, [], batch=engine.batch))
     assert again.edits == [] and again.text == res.text
 
 
@@ -217,7 +226,7 @@ def test_pseudonyms_consistent_across_the_batch(engine) -> None:
     """Otto Krantz (no document's subject) is mentioned in b1 and b2: the same placeholder."""
     reps = {}
     for doc_id in ("b1", "b2"):
-        plan = engine.optimizer.privacy_plan(task_for(doc_id))
+        plan = engine.optimizer.privacy_plan(task_for(doc_id), engine.batch)
         got = {plan.units[i].span.text: plan.choice[i] for i in plan.order
                if plan.units[i].direct and plan.units[i].span is not None and i in plan.choice}
         reps[doc_id] = got
@@ -244,9 +253,8 @@ def test_deny_listed_term_redacted_and_allow_listed_term_kept(engine, listed_res
 
 @pytest.mark.slow
 def test_allow_listed_term_survives_sentence_deletion() -> None:
-    eng = build(allow=["Lyon"])
-    asyncio.run(eng.prepare(DOCS))
-    assert "Lyon" in eng.optimizer.privacy_plan(task_for("b2")).render()
+    eng = Prepared(build(allow=["Lyon"]))
+    assert "Lyon" in eng.optimizer.privacy_plan(task_for("b2"), eng.batch).render()
 
 
 # -- 4. utility mode -----------------------------------------------------------------------
@@ -257,20 +265,19 @@ def test_allow_listed_term_survives_sentence_deletion() -> None:
                    "a sentence that carries the label); DB-bio figures are in the README")
 @pytest.mark.slow
 def test_restore_keeps_names_deny_terms_out_and_the_attacker_beyond_p_max() -> None:
-    eng = build(deny=["Szafran"])
-    asyncio.run(eng.prepare(DOCS))
-    pe, opt = eng.p_evaluator, eng.optimizer
+    eng = Prepared(build(deny=["Szafran"]))
+    pe, opt, batch = eng.p_evaluator, eng.optimizer, eng.batch
     restored_any = False
     for doc_id in ("b1", "b2", "b4", "b7"):
         task = task_for(doc_id)
-        plan = opt.privacy_plan(task)
-        if fast_rank(pe, plan.render(), task)[0] <= task.p_max:
+        plan = opt.privacy_plan(task, batch)
+        if fast_rank(pe, batch, plan.render(), task)[0] <= task.p_max:
             continue
         always = {i for i in plan.choice if plan.units[i].direct}
-        changed = opt.restore(plan, task)
+        changed = opt.restore(plan, task, batch)
         restored_any |= bool(changed)
         out = plan.render()
-        assert fast_rank(pe, out, task)[0] > task.p_max, (doc_id, out)
+        assert fast_rank(pe, batch, out, task)[0] > task.p_max, (doc_id, out)
         assert always <= set(plan.choice)  # names/emails/deny terms are never undone
         assert not any(plan.units[i].direct for i in changed)
         for part in name_parts(BY_ID[doc_id]["name"]):
@@ -286,21 +293,21 @@ def test_restore_keeps_names_deny_terms_out_and_the_attacker_beyond_p_max() -> N
 
 @pytest.mark.slow
 def test_utility_classifier_and_cosine(engine) -> None:
-    ue = engine.u_evaluator
-    assert sorted(ue.classes) == ["Architect", "Chef", "Tennis player"]
+    ue, batch = engine.u_evaluator, engine.batch
+    assert sorted(batch.classes) == ["Architect", "Chef", "Tennis player"]
     chef_text = "The cook runs a small kitchen and is known for slow-braised stews and fresh pasta."
     tennis_text = "The athlete won a five-set match on clay with a powerful serve and backhand."
     t = Task(label="Chef", original=chef_text, doc_id="x")
-    chef = asyncio.run(ue.evaluate(chef_text, t)).score
-    tennis = asyncio.run(ue.evaluate(tennis_text, t)).score
+    chef = asyncio.run(ue.evaluate(chef_text, t, batch=batch)).score
+    tennis = asyncio.run(ue.evaluate(tennis_text, t, batch=batch)).score
     assert chef > tennis
     assert chef > 0.5
     # no label: cosine similarity to the original
     u = Task(label=None, original=chef_text, doc_id="y")
-    same = asyncio.run(ue.evaluate(chef_text, u))
+    same = asyncio.run(ue.evaluate(chef_text, u, batch=batch))
     assert same.score == pytest.approx(1.0, abs=1e-3)
     assert "cosine" in same.explanation
-    other = asyncio.run(ue.evaluate(tennis_text, u)).score
+    other = asyncio.run(ue.evaluate(tennis_text, u, batch=batch)).score
     assert other < 0.8
 
 
@@ -369,14 +376,13 @@ def test_population_knowledge_base_guesses_are_kb_names(tmp_path: Path) -> None:
         ("Nadia Petrova", "Bulgarian violinist with the Sofia Philharmonic."),
     ]
     kb.write_text("".join(json.dumps({"name": n, "text": t}) + "\n" for n, t in people), encoding="utf-8")
-    eng = build(population_path=kb)
-    asyncio.run(eng.prepare(DOCS))
-    assert eng.resources[0].population_is_batch is False
+    eng = Prepared(build(population_path=kb))
+    assert eng.batch.population_is_batch is False
     names = {n for n, _ in people}
     pe = eng.p_evaluator
     for doc_id in ("b7", "b3"):
         task = task_for(doc_id)
-        r = asyncio.run(pe.evaluate(task.original, task))
+        r = asyncio.run(pe.evaluate(task.original, task, batch=eng.batch))
         assert r.guesses and {g.value for g in r.guesses} <= names
         assert len(r.guesses) == K
         assert r.guesses[0].value == BY_ID[doc_id]["name"] and r.guesses[0].matched
@@ -384,7 +390,7 @@ def test_population_knowledge_base_guesses_are_kb_names(tmp_path: Path) -> None:
         assert r.clues  # the terms that gave the person away
     # a text about nobody in the knowledge base: still only KB names, none matched
     task = Task(k=K, p_max=K, name="Sofia Mendes", original=BY_ID["b9"]["text"], doc_id="b9")
-    r = asyncio.run(pe.evaluate(task.original, task))
+    r = asyncio.run(pe.evaluate(task.original, task, batch=eng.batch))
     assert {g.value for g in r.guesses} <= names
     assert not any(g.matched for g in r.guesses)
     assert r.score == K + 1

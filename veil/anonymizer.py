@@ -1,8 +1,12 @@
 """The one entry point for anonymizing documents from Python:
 
     async with Anonymizer(engine="local") as anon:
-        await anon.prepare(docs)               # once per batch (population, classifiers)
-        result = await anon.anonymize(docs[0])
+        batch = await anon.prepare(docs)       # once per batch (population, classifiers)
+        result = await anon.anonymize(docs[0], batch=batch)
+
+``prepare`` returns an immutable :class:`veil.agents.batch.Batch`; ``anonymize`` without one
+uses the last prepared batch, and a document outside it is anonymized as a batch of its own
+(so a caller can never run a document against another caller's population or pseudonyms).
 
 It owns the engine (agents), the memory store and the LangGraph checkpointer, runs the
 anonymize graph per document (thread id = run id) and turns per-document failures into a
@@ -21,6 +25,7 @@ from pydantic import BaseModel, Field
 
 from veil.agents import Engine, build_engine
 from veil.agents.base import Task, privacy_status
+from veil.agents.batch import Batch
 from veil.documents import Document
 from veil.errors import LLMError, VeilError
 from veil.graphs.anonymize import AnonymizeConfig, AnonymizeContext, build_graph
@@ -101,6 +106,7 @@ class Anonymizer:
         self.memory = MemoryStore(db_path)
         self._saver_cm: Any = None
         self.graph: Any = None
+        self.batch: Batch | None = None  # the last prepared batch: the default of anonymize()
 
     async def __aenter__(self) -> "Anonymizer":
         self._saver_cm = AsyncSqliteSaver.from_conn_string(str(checkpoint_path(self.memory.path)))
@@ -114,8 +120,10 @@ class Anonymizer:
         await self.engine.aclose()
         self.memory.close()
 
-    async def prepare(self, documents: list[Document]) -> None:
-        await self.engine.prepare(documents)
+    async def prepare(self, documents: list[Document]) -> Batch:
+        """Build the batch of these documents (and make it the default of :meth:`anonymize`)."""
+        self.batch = await self.engine.prepare(documents)
+        return self.batch
 
     def task_for(self, doc: Document, config: AnonymizeConfig) -> Task:
         return Task(
@@ -136,15 +144,19 @@ class Anonymizer:
         config: AnonymizeConfig | None = None,
         run_id: str | None = None,
         owner: str | None = None,
+        batch: Batch | None = None,
     ) -> AnonymizeResult:
         assert self.graph is not None, "use `async with Anonymizer(...)`"
         config = config or self.config
+        batch = batch or self.batch
+        if batch is None or doc.id not in batch:
+            batch = await self.engine.prepare([doc])
         run_id = run_id or new_run_id()
         task = self.task_for(doc, config)
         self.memory.create_run(run_id, doc_id=doc.id, config=config.model_dump(), owner=owner)
         t0 = time.perf_counter()
         thread = {"configurable": {"thread_id": run_id}}
-        ctx = AnonymizeContext(engine=self.engine, memory=self.memory, config=config)
+        ctx = AnonymizeContext(engine=self.engine, memory=self.memory, batch=batch, config=config)
         try:
             snapshot = await self.graph.aget_state(thread)
             if snapshot.next:  # an interrupted run: resume from its last checkpoint

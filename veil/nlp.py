@@ -96,6 +96,11 @@ def has_verbal_root(sent) -> bool:
                for t in root.children)
 
 
+def _label_letter(tok) -> bool:
+    """The letter of a pseudonym ("Person A"), which the tagger reads as an article."""
+    return tok.i > 0 and tok.text.isupper() and tok.doc[tok.i - 1].text == "Person"
+
+
 def dangling(sent) -> str:
     """Why a sentence reads broken, or ''. Checks what deleting words leaves behind: a
     determiner, preposition or conjunction with nothing after it, two such words in a row, empty
@@ -106,6 +111,8 @@ def dangling(sent) -> str:
     if toks[0].is_punct and toks[0].text not in ('"', "'", "(", "“", "‘", "[", "-", "*", "•"):
         return f"starts with {toks[0].text!r}"
     for a, b in zip(toks, toks[1:]):
+        if _label_letter(a):
+            continue  # "Person A, 76F": the pseudonym's letter, not the article
         if a.lower_ in ("the", "a", "an", "including", "such") and b.is_punct and b.text in ",.;:!?)":
             return f"{a.text!r} before {b.text!r}"
         if a.pos_ in _OPENERS and b.is_punct and b.text in ",.;:!?)" and a.lower_ not in ("that", "this", "these", "those", "all", "both", "each", "either", "neither", "some", "any", "another", "such", "what", "which", "whom", "whose", "up", "out", "off", "on", "in", "over", "down", "back", "around", "about", "through", "along", "by", "so", "since", "before", "after", "ago"):
@@ -118,18 +125,25 @@ def dangling(sent) -> str:
             return f"{a.text!r} before {b.text!r}"
         if a.text == "(" and b.text == ")":
             return "empty parentheses"
+        if a.tag_ == "VBD" and b.tag_ == "VBD" and a.pos_ == b.pos_ == "VERB":
+            return f"{a.text!r} then {b.text!r}: two verbs in a row"  # "He taught received an award"
     for t in toks:
         if t.dep_ == "prep" and not any(True for _ in t.children) and t.i < toks[-1].i and t.nbor().is_punct \
                 and t.nbor().text != "[" \
                 and t.lower_ not in ("up", "out", "off", "on", "in", "over", "down", "back", "around", "about", "by", "ago", "before", "after", "since"):
             return f"{t.text!r} without its object"
     for t in toks:
+        if t.dep_ == "xcomp" and t.tag_ in ("VBD", "VBZ", "VBP") and t.pos_ == "VERB":
+            # a finite verb read as an open complement: its subject went with a deletion
+            # ("He taught at an organization received an award")
+            return f"{t.text!r} without its subject"
+    for t in toks:
         if t.lower_ in ("both", "either", "neither") and t.i + 1 < t.doc.__len__() \
                 and (t.nbor().pos_ in ("DET", "PROPN") or t.dep_ == "preconj") and not any(
                 u.lower_ in ("and", "or", "nor") for u in toks if u.i > t.i):
             return f"{t.text!r} without its second item"  # "as both a driver, had" after a conjunct went
     last = toks[-1] if not toks[-1].is_punct else (toks[-2] if len(toks) > 1 else toks[-1])
-    if last.pos_ in ("DET", "CCONJ") or (last.pos_ == "ADP" and last.lower_ not in ("up", "out", "off", "on", "in", "over", "down", "back", "around", "about", "by", "ago", "before", "after", "since")):
+    if (last.pos_ in ("DET", "CCONJ") and not _label_letter(last)) or (last.pos_ == "ADP" and last.lower_ not in ("up", "out", "off", "on", "in", "over", "down", "back", "around", "about", "by", "ago", "before", "after", "since")):
         return f"ends with {last.text!r}"
     return ""
 
@@ -166,7 +180,9 @@ def check_text(text: str, original: str | None = None) -> list[tuple[str, str]]:
         s = sent.text.strip()
         if not s or s in kept:
             continue
-        words = {t.lower_ for t in sent if t.is_alpha}
+        # a pseudonym ("Person A") is a replacement, not words veil wrote around it
+        words = {t.lower_ for t in sent if t.is_alpha and not _label_letter(t)
+                 and not (t.text == "Person" and t.i + 1 < len(t.doc) and _label_letter(t.nbor()))}
         closest = max(orig_words, key=lambda o: len(words & o[0]) / (len(words | o[0]) or 1), default=None)
         # no word in common with any original sentence: a line that was one span ("Person AD"
         # for a signature) is a replacement, not a sentence veil wrote

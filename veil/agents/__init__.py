@@ -1,14 +1,18 @@
 """veil's agents: P-Evaluator, U-Evaluator, adversarial inferrer and optimizer, in two
 families (engines): ``llm`` (any OpenAI-compatible endpoint) and ``local`` (embedded,
-LLM-free). An :class:`Engine` is one of each; engines are built by name from a registry."""
+LLM-free). An :class:`Engine` is one of each; engines are built by name from a registry.
+
+``Engine.prepare(documents)`` returns a :class:`Batch` (immutable, see :mod:`veil.agents.batch`)
+that every agent call receives: the agents keep nothing per batch themselves."""
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from veil.agents.base import AttributeInferrer, Optimizer, PrivacyEvaluator, UtilityEvaluator
+from veil.agents.batch import Batch
 from veil.documents import Document
 from veil.errors import UserInputError
 
@@ -21,6 +25,8 @@ class Engine:
     inferrer: AttributeInferrer
     optimizer: Optimizer
     resources: list[Any] = field(default_factory=list)  # things to close (LLM clients)
+    # documents -> the engine's Batch (per-batch data); None: a plain Batch of the ids
+    batcher: Callable[[list[Document]], Awaitable[Batch]] | None = None
 
     def agents(self) -> list[Any]:
         seen: list[Any] = []
@@ -29,14 +35,12 @@ class Engine:
                 seen.append(a)
         return seen
 
-    async def prepare(self, documents: list[Document]) -> None:
-        """Give the shared resources, then every agent, the batch once (population for
-        retrieval, training labels...)."""
-        for r in self.resources:
-            if hasattr(r, "prepare"):
-                await r.prepare(documents)
-        for agent in self.agents():
-            await agent.prepare(documents)
+    async def prepare(self, documents: list[Document]) -> Batch:
+        """What the agents derive once from these documents (population for retrieval, release
+        pool, classifier, pseudonyms), as an immutable :class:`Batch` to pass to every call."""
+        if self.batcher is not None:
+            return await self.batcher(documents)
+        return Batch.of(documents, engine=self.name)
 
     def usage(self) -> dict[str, Any]:
         for r in self.resources:

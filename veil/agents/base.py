@@ -14,7 +14,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from veil.documents import Document, Profile
+from veil.agents.batch import Batch
+from veil.documents import Profile
 
 Mode = Literal["privacy", "utility"]
 
@@ -147,13 +148,14 @@ def privacy_status(task: Task, score: int, *, verified: bool, original_score: in
 
 
 class Agent(ABC):
-    """Base of all agents. ``engine`` is the registry key of the family it belongs to."""
+    """Base of all agents. ``engine`` is the registry key of the family it belongs to.
+
+    Agents are stateless across batches: what a batch of documents gives them (population,
+    release pool, classifier, pseudonyms) comes with every call as the ``batch`` argument, the
+    :class:`veil.agents.batch.Batch` that their engine's ``prepare`` built."""
 
     engine: ClassVar[str] = ""
     role: ClassVar[str] = ""
-
-    async def prepare(self, documents: list[Document]) -> None:  # noqa: B027 - optional hook
-        """Called once per batch before any document runs (fit indices, classifiers...)."""
 
 
 class Evaluator(Agent):
@@ -165,7 +167,7 @@ class PrivacyEvaluator(Evaluator):
     primary_metric = "rank_of_truth"
 
     @abstractmethod
-    async def evaluate(self, text: str, task: Task) -> PrivacyResult: ...
+    async def evaluate(self, text: str, task: Task, *, batch: Batch | None = None) -> PrivacyResult: ...
 
 
 class UtilityEvaluator(Evaluator):
@@ -173,14 +175,14 @@ class UtilityEvaluator(Evaluator):
     primary_metric = "label_confidence"
 
     @abstractmethod
-    async def evaluate(self, text: str, task: Task) -> UtilityResult: ...
+    async def evaluate(self, text: str, task: Task, *, batch: Batch | None = None) -> UtilityResult: ...
 
 
 class AttributeInferrer(Agent):
     role = "inferrer"
 
     @abstractmethod
-    async def infer(self, text: str, task: Task) -> InferenceResult: ...
+    async def infer(self, text: str, task: Task, *, batch: Batch | None = None) -> InferenceResult: ...
 
 
 class Optimizer(Agent):
@@ -195,6 +197,8 @@ class Optimizer(Agent):
         privacy: PrivacyResult,
         utility: UtilityResult,
         memory: list[MemoryEntry],
+        *,
+        batch: Batch | None = None,
     ) -> OptimizerResult: ...
 
 

@@ -6,10 +6,11 @@ memory store, checkpointer) for the app's lifetime. Documents from all requests 
 server-wide semaphore caps the documents in flight (``max_running``) so a burst of requests
 cannot flood the LLM endpoint.
 
-The ``local`` engine is given each request's documents with ``prepare`` (its batch); as its
-agents keep per-batch state, prepare+anonymize of one request hold a lock, so local-engine
-requests run one at a time (the local engine is CPU-bound anyway). The ``llm`` engine has no
-per-batch state: its requests run concurrently.
+Each request is one batch: its documents are prepared together once (``Engine.prepare``
+returns an immutable :class:`~veil.agents.batch.Batch`: the population the local engine's
+attacker ranks against, the pseudonym table) and every document of the request runs against
+that batch. Nothing is shared across requests, so two API keys never share a pseudonym, and
+requests run concurrently whatever the engine (the engines do their CPU work off the event loop).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any, AsyncIterator
 from fastapi.encoders import jsonable_encoder
 from pydantic import ValidationError
 
+from veil.agents.batch import Batch
 from veil.anonymizer import AnonymizeResult, Anonymizer, new_run_id
 from veil.batch import run_concurrently
 from veil.documents import Document
@@ -128,8 +130,6 @@ class AnonymizeService:
         self.settings = settings
         self.anonymizer: Anonymizer | None = None
         self._running = asyncio.Semaphore(max(1, settings.max_running))
-        self._prepare_lock = asyncio.Lock()
-        self._per_request_prepare = settings.engine != "llm"
         self._background: set[asyncio.Task[Any]] = set()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -160,17 +160,22 @@ class AnonymizeService:
         return self.anonymizer.memory
 
     # -- anonymize ----------------------------------------------------------------------------
-    async def run(self, doc: Document, config: AnonymizeConfig, owner: str, run_id: str | None = None) -> AnonymizeResult:
+    async def prepare(self, docs: list[Document]) -> Batch:
+        """One request's batch (raises a VeilError the caller reports per document)."""
+        assert self.anonymizer is not None, "service not started"
+        return await self.anonymizer.engine.prepare(docs)
+
+    async def run(self, doc: Document, config: AnonymizeConfig, owner: str, run_id: str | None = None,
+                  batch: Batch | None = None) -> AnonymizeResult:
+        """One document against its request's batch (a batch of its own when none is given)."""
         assert self.anonymizer is not None, "service not started"
         run_id = run_id or new_run_id()
         t0 = time.perf_counter()
         async with self._running:
             try:
-                if self._per_request_prepare:
-                    async with self._prepare_lock:
-                        await self.anonymizer.prepare([doc])
-                        return await self.anonymizer.anonymize(doc, config=config, run_id=run_id, owner=owner)
-                return await self.anonymizer.anonymize(doc, config=config, run_id=run_id, owner=owner)
+                if batch is None:
+                    batch = await self.prepare([doc])
+                return await self.anonymizer.anonymize(doc, config=config, run_id=run_id, owner=owner, batch=batch)
             except VeilError as e:  # prepare() failed
                 self.memory.create_run(run_id, doc_id=doc.id, config=config.model_dump(), owner=owner)
                 self.memory.finish_run(run_id, error=str(e))
@@ -200,9 +205,14 @@ class AnonymizeService:
         # a document's own ground truth may imply another profile than the options' default
         configs = [self._doc_config(req.options, d, config) for d in docs]
         pairs = list(zip(docs, configs))
+        try:
+            batch: Batch | None = await self.prepare(docs)  # the request is the batch
+        except VeilError as e:
+            log.error("prepare_failed", documents=len(docs), error=type(e).__name__)
+            batch = None  # each document then fails (or runs) on its own, with its error recorded
 
         async def work(pair: tuple[Document, AnonymizeConfig]) -> AnonymizeResult:
-            return await self.run(pair[0], pair[1], owner)
+            return await self.run(pair[0], pair[1], owner, batch=batch)
 
         results = await run_concurrently(pairs, work, concurrency=self.settings.concurrency,
                                          is_failure=lambda r: r.status != "done", show_progress=False)

@@ -8,6 +8,7 @@ import re
 from collections import Counter
 
 from veil.agents.base import AttributeInference, AttributeInferrer, InferenceResult, Task
+from veil.agents.batch import Batch
 from veil.agents.local.spans import find_spans
 
 _BORN = re.compile(r"\bborn\b[^.]{0,40}?\bin\s+([A-Z][\w .,'-]{2,40}?)(?=\s+(?:in|on)\b|[.;]|,\s+(?:in|on)\b)")
@@ -25,7 +26,7 @@ def _cert(n: int) -> int:
 class LocalAttributeInferrer(AttributeInferrer):
     engine = "local"
 
-    async def infer(self, text: str, task: Task) -> InferenceResult:
+    async def infer(self, text: str, task: Task, *, batch: Batch | None = None) -> InferenceResult:
         return InferenceResult(inferences=infer_attributes(text))
 
 

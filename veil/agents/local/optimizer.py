@@ -25,6 +25,7 @@ generalizations back down their ladders. Direct identifiers and the policy floor
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -38,7 +39,8 @@ from veil.agents.local.policy import Policy, SubjectInfo, load_policy
 from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import Span, deny_spans, find_spans, fold
 from veil.agents.local.units import Constituent, constituents
-from veil.agents.local.world import LocalWorld
+from veil.agents.batch import Batch
+from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
 
 _WS = re.compile(r"[ \t]{2,}")
 _SPACE_PUNCT = re.compile(r"\s+([,.;:!?)])")
@@ -523,29 +525,26 @@ class LocalOptimizer(Optimizer):
         self.keep_ratio = keep_ratio
         self.max_sentence_deletions = max_sentence_deletions
         self.policy = policy or load_policy(world.options.get("policy_path"))
-        self._analyses: dict[tuple[str, int], Analysis] = {}
-        self._plans: dict[tuple, Plan] = {}
 
-    def _ctx(self, task: Task) -> GeneralizeContext:
-        return GeneralizeContext(doc_id=task.doc_id, pseudonyms=self.world.pseudonyms, role=None,
+    def _ctx(self, task: Task, batch: LocalBatch) -> GeneralizeContext:
+        return GeneralizeContext(doc_id=task.doc_id, pseudonyms=batch.pseudonyms, role=None,
                                  allow=set(self.world.allow), deny=set(self.world.deny))
 
-    def analysis(self, task: Task) -> Analysis:
+    def analysis(self, task: Task, batch: LocalBatch) -> Analysis:
         deny = set(self.world.deny)
         if task.profile == "attributes":
             from veil.agents.local.inferrer import attribute_needles
 
             deny |= set(attribute_needles(task.attributes).values())
         key = (task.doc_id, hash(task.original), frozenset(deny))  # the release plan knows no attributes
-        a = self._analyses.get(key)
+        analyses = batch.memo["analyses"]
+        a = analyses.get(key)
         if a is None:
-            if len(self._analyses) > 10_000:
-                self._analyses.clear()
-            a = analyse(task.original, task, self._ctx(task), self.policy, deny)
+            a = analyse(task.original, task, self._ctx(task, batch), self.policy, deny)
             allow = {fold(x) for x in self.world.allow}
             if allow:
                 a.units = [u for u in a.units if not (u.span is not None and fold(u.text) in allow)]
-            self._analyses[key] = a
+            analyses[key] = a
         return a
 
     def _protected(self, task: Task) -> set[str]:
@@ -570,12 +569,12 @@ class LocalOptimizer(Optimizer):
                     best = j
         return best
 
-    def base_plan(self, task: Task) -> Plan:
+    def base_plan(self, task: Task, batch: LocalBatch) -> Plan:
         """Steps 1 and 2: direct identifiers and the policy, no attacker. Also what the
         publisher expects every other record of the batch to look like once released.
         A sentence's edits are tried together first (one parse check); only a sentence that
         then fails is planned edit by edit."""
-        plan = Plan(analysis=self.analysis(task))
+        plan = Plan(analysis=self.analysis(task, batch))
         by_sentence: dict[int, list[int]] = {}
         for i, u in enumerate(plan.units):
             if u.kind == "span" and (u.policy is not None or u.drop_unit):
@@ -624,8 +623,8 @@ class LocalOptimizer(Optimizer):
             plan.order.append(i)
             plan.reasons[i] = u.reason
 
-    def privacy_plan(self, task: Task, clues: frozenset[str] = frozenset()) -> Plan:
-        plan = self.base_plan(task)
+    def privacy_plan(self, task: Task, batch: LocalBatch, clues: frozenset[str] = frozenset()) -> Plan:
+        plan = self.base_plan(task, batch)
         if task.profile == "attributes" and task.attributes:
             # the batch linking attack is not this profile's threat: the true values the text
             # states are removed (as --deny terms, in analyse) and nothing else is deleted
@@ -635,7 +634,7 @@ class LocalOptimizer(Optimizer):
         clue_weight = Counter({c: 1.0 for c in clues})
         for _ in range(self.max_rounds):
             tokens = plan.tokens()
-            rank, weights = rank_tokens(self.evaluator, tokens, task)
+            rank, weights = rank_tokens(self.evaluator, batch, tokens, task)
             if task.privacy_met(rank) and not clues:
                 break
             weights = clue_weight if task.privacy_met(rank) else weights + clue_weight
@@ -662,7 +661,7 @@ class LocalOptimizer(Optimizer):
             for w, i in scored[: self.per_round]:
                 if plan.covering(i) is not None:
                     continue
-                if self._gain_choice(plan, i, task, f"helps the linking attack (weight {w:.2f} per word)"):
+                if self._gain_choice(plan, i, task, batch, f"helps the linking attack (weight {w:.2f} per word)"):
                     changed = True
             clues = frozenset()  # the P-Evaluator's clues are used in the first round only
             clue_weight = Counter()
@@ -671,7 +670,7 @@ class LocalOptimizer(Optimizer):
         # last resort: delete the sentences that help the attacker most (never the last one)
         for _ in range(self.max_sentence_deletions):
             tokens = plan.tokens()
-            rank, weights = rank_tokens(self.evaluator, tokens, task)
+            rank, weights = rank_tokens(self.evaluator, batch, tokens, task)
             if not task.privacy_met(rank) and weights:
                 # a sentence that carries the task's label or an allow-listed term stays
                 live = [i for i, u in enumerate(plan.units) if u.kind == "sentence" and i not in plan.choice
@@ -716,13 +715,13 @@ class LocalOptimizer(Optimizer):
             return u.options[u.options.index(current) + 1:]
         return []
 
-    def _gain_choice(self, plan: Plan, i: int, task: Task, reason: str) -> bool:
+    def _gain_choice(self, plan: Plan, i: int, task: Task, batch: LocalBatch, reason: str) -> bool:
         """The most specific option of unit i that removes (nearly) as much attack score as the
         most general one (deleting it, or the smallest phrase that holds it). Only options
         whose sentence still parses are considered."""
         u = plan.units[i]
         base_tokens = plan.tokens()
-        base = self._score(base_tokens, task)
+        base = self._score(base_tokens, task, batch)
         si = u.sentence
         old_si = plan.sentence_tokens(si)
         trials: list[tuple[int, str]] = []
@@ -737,7 +736,7 @@ class LocalOptimizer(Optimizer):
         for j, c in trials:
             trial = {**plan.choice, j: c}
             tokens = base_tokens - old_si + plan.sentence_tokens(si, trial)
-            scored.append((j, c, self._score(tokens, task)))
+            scored.append((j, c, self._score(tokens, task, batch)))
         # the parse is checked lazily, most specific acceptable option first
         while scored:
             best = base - min(s for _, _, s in scored)
@@ -749,10 +748,10 @@ class LocalOptimizer(Optimizer):
             scored = [x for x in scored if (x[0], x[1]) != (j, c)]
         return False
 
-    def _score(self, tokens: Counter, task: Task) -> float:
+    def _score(self, tokens: Counter, task: Task, batch: LocalBatch) -> float:
         """The attacker's total BM25 score for the true record (all samples): what edits lower."""
-        attack = self.evaluator.link_attack(task)
-        w = self.world
+        attack = self.evaluator.link_attack(task, batch)
+        w = batch
         if attack is None:
             truth = w.candidate_index(task.doc_id, task.name)
             if truth is None or w.pop_pool is None:
@@ -760,7 +759,7 @@ class LocalOptimizer(Optimizer):
             return w.pop_pool.score_doc(list(tokens.elements()), w.pop_pool.tokens[truth])
         return sum(w.release_pool.score_doc(q, tokens) for q in attack.queries)  # type: ignore[union-attr]
 
-    def restore(self, plan: Plan, task: Task) -> list[int]:
+    def restore(self, plan: Plan, task: Task, batch: LocalBatch) -> list[int]:
         """Undo what the privacy target does not need; returns the units restored or relaxed.
         The policy floor (direct identifiers, policy rungs) is never undone."""
         floor = plan.floor
@@ -776,7 +775,7 @@ class LocalOptimizer(Optimizer):
                     continue
             if not plan.parses(u.sentence, trial):
                 continue
-            if task.privacy_met(rank_tokens(self.evaluator, plan.tokens(trial), task)[0]):
+            if task.privacy_met(rank_tokens(self.evaluator, batch, plan.tokens(trial), task)[0]):
                 plan.choice = trial
                 changed.append(i)
         return changed
@@ -798,26 +797,27 @@ class LocalOptimizer(Optimizer):
             out.append(Edit(before=before, after=r, operation=op, reason=plan.reasons.get(i, u.reason)))
         return out
 
-    def _plan(self, task: Task, mode: Mode, clues: frozenset[str]) -> tuple[Plan, list[int]]:
+    def _plan(self, task: Task, batch: LocalBatch, mode: Mode, clues: frozenset[str]) -> tuple[Plan, list[int]]:
         key = (task.doc_id, hash(task.original), task.p_max, mode, clues, task.profile, tuple(sorted(task.attributes.items())))
-        if key not in self._plans:
-            if len(self._plans) > 10_000:
-                self._plans.clear()
-            plan = self.privacy_plan(task, clues)
+        plans = batch.memo["plans"]
+        if key not in plans:
+            plan = self.privacy_plan(task, batch, clues)
             if mode == "utility":
-                plan.restored = self.restore(plan, task)
-            self._plans[key] = plan
-        plan = self._plans[key]
+                plan.restored = self.restore(plan, task, batch)
+            plans[key] = plan
+        plan = plans[key]
         return plan, plan.restored
 
     async def optimize(self, text: str, task: Task, mode: Mode, privacy: PrivacyResult, utility: UtilityResult,
-                       memory: list[MemoryEntry]) -> OptimizerResult:
+                       memory: list[MemoryEntry], *, batch: Batch | None = None) -> OptimizerResult:
         # one plan per graph iteration: when the P-Evaluator still wins against a version the
         # plan thought safe (a stronger attacker than the plan's own BM25), its clues weigh in
         clues: frozenset[str] = frozenset()
         if mode == "privacy" and text != task.original and not task.privacy_met(privacy.score):
             clues = frozenset(t for c in privacy.clues for t in tokenize(c))
-        plan, restored = self._plan(task, mode, clues)
+        # the plan is CPU work (parses, attack re-runs): in a worker thread, off the event loop,
+        # so that a server keeps answering other requests meanwhile
+        plan, restored = await asyncio.to_thread(self._plan, task, local_batch(batch), mode, clues)
         new = plan.render()
         edits = self._edits(plan, plan.order if mode == "privacy" else restored,
                             operation=None if mode == "privacy" else "restore")

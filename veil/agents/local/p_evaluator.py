@@ -28,8 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from veil.agents.base import Guess, PrivacyEvaluator, PrivacyResult, Task
+from veil.agents.batch import Batch
 from veil.agents.local.retrieval import tokenize
-from veil.agents.local.world import LocalWorld
+from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
 
 
 def cap_rank(rank: float, k: int, n_candidates: int) -> int:
@@ -47,8 +48,8 @@ class LinkAttack:
     queries: list[list[str]]
     decoy_scores: np.ndarray  # (m_queries, n_decoys)
 
-    def ranks(self, world: LocalWorld, tokens: Counter) -> tuple[np.ndarray, list[dict[str, float]]]:
-        pool = world.release_pool
+    def ranks(self, batch: LocalBatch, tokens: Counter) -> tuple[np.ndarray, list[dict[str, float]]]:
+        pool = batch.release_pool
         assert pool is not None
         contribs = [pool.term_contributions(q, tokens) for q in self.queries]
         own = np.array([sum(c.values()) for c in contribs], dtype=np.float32)
@@ -67,62 +68,62 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
         self.query_size = query_size
         self.quantile = quantile
         self.dense = dense
-        self._attacks: dict[str, LinkAttack] = {}
-        self._pop_index = None  # faiss index of the population's embeddings
 
     # -- partial knowledge -----------------------------------------------------------------
-    def link_attack(self, task: Task) -> LinkAttack | None:
-        w = self.world
-        if w.release_pool is None or task.doc_id not in w.released:
+    def link_attack(self, task: Task, batch: LocalBatch) -> LinkAttack | None:
+        b = batch
+        if b.release_pool is None or task.doc_id not in b.released:
             return None
-        cached = self._attacks.get(task.doc_id)
+        cached = b.memo["attacks"].get(task.doc_id)
         if cached is not None:
             return cached
-        idx = w.candidate_index(task.doc_id, task.name)
-        background = w.population[idx].text if idx is not None else task.original
-        queries = w.queries(task.doc_id, background, task.name, self.m_queries, self.query_size)
-        self_pos = w.release_ids.index(task.doc_id)
-        scores = np.stack([np.delete(w.release_pool.scores(q), self_pos) for q in queries])
+        idx = b.candidate_index(task.doc_id, task.name)
+        background = b.population[idx].text if idx is not None else task.original
+        queries = self.world.queries(task.doc_id, background, task.name, self.m_queries, self.query_size)
+        self_pos = b.release_ids.index(task.doc_id)
+        scores = np.stack([np.delete(b.release_pool.scores(q), self_pos) for q in queries])
         attack = LinkAttack(queries=queries, decoy_scores=scores)
-        self._attacks[task.doc_id] = attack
+        b.memo["attacks"][task.doc_id] = attack
         return attack
 
-    def partial_knowledge_rank(self, text: str, task: Task) -> tuple[int, list[str]]:
+    def partial_knowledge_rank(self, text: str, task: Task, batch: LocalBatch) -> tuple[int, list[str]]:
         """Rank of the truth (K+1 beyond K) and the clue terms."""
-        rank, weights = rank_tokens(self, Counter(tokenize(text)), task)
+        rank, weights = rank_tokens(self, batch, Counter(tokenize(text)), task)
         return rank, [t for t, _ in weights.most_common(12)]
 
     # -- full text ---------------------------------------------------------------------------
-    async def full_text_ranking(self, text: str) -> list[int]:
+    async def full_text_ranking(self, text: str, batch: LocalBatch) -> list[int]:
         """Population indices, best match first (BM25 and dense fused by reciprocal rank)."""
-        w = self.world
-        assert w.pop_pool is not None
-        bm = w.pop_pool.scores(tokenize(text))
+        b = batch
+        assert b.pop_pool is not None
+        bm = b.pop_pool.scores(tokenize(text))
         order_bm = np.argsort(-bm, kind="stable")
-        rrf = np.zeros(len(w.population))
+        rrf = np.zeros(len(b.population))
         rrf[order_bm] += 1.0 / (60 + np.arange(1, len(order_bm) + 1))
         if self.dense:
-            q = await w.aembed(text)
-            if self._pop_index is None or self._pop_index.ntotal != len(w.population):
+            q = await self.world.aembed(text)
+            index = b.memo["index"].get("population")
+            if index is None:
                 import faiss
 
-                vecs = np.ascontiguousarray(w.embed([c.text for c in w.population]), dtype=np.float32)
-                self._pop_index = faiss.IndexFlatIP(vecs.shape[1])  # cosine: vectors are normalised
-                self._pop_index.add(vecs)
-            _, idx = self._pop_index.search(np.ascontiguousarray(q[None, :], dtype=np.float32), len(w.population))
+                vecs = np.ascontiguousarray(self.world.embed([c.text for c in b.population]), dtype=np.float32)
+                index = faiss.IndexFlatIP(vecs.shape[1])  # cosine: vectors are normalised
+                index.add(vecs)
+                b.memo["index"]["population"] = index
+            _, idx = index.search(np.ascontiguousarray(q[None, :], dtype=np.float32), len(b.population))
             order_d = idx[0]
             rrf[order_d] += 1.0 / (60 + np.arange(1, len(order_d) + 1))
         return list(np.argsort(-rrf, kind="stable"))
 
-    async def evaluate(self, text: str, task: Task) -> PrivacyResult:
+    async def evaluate(self, text: str, task: Task, *, batch: Batch | None = None) -> PrivacyResult:
         if task.profile == "attributes" and task.attributes:
             return self.literal_attribute_check(text, task)
-        w = self.world
+        w = local_batch(batch)
         per_target: dict[str, int] = {}
         guesses: list[Guess] = []
         truth = w.candidate_index(task.doc_id, task.name)
         if w.pop_pool is not None and w.population:
-            ranking = await self.full_text_ranking(text)
+            ranking = await self.full_text_ranking(text, w)
             top = ranking[: task.k]
             guesses = [
                 Guess(value=w.population[i].name or w.population[i].id, target="identity", matched=(i == truth))
@@ -137,7 +138,7 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
             if truth is not None and score <= task.k:
                 contrib = w.pop_pool.term_contributions(tokenize(w.population[truth].text), tokenize(text))  # type: ignore[union-attr]
                 clues = [t for t, _ in Counter(contrib).most_common(12)]
-        elif self.link_attack(task) is None:
+        elif self.link_attack(task, w) is None:
             # no population to attack with (a single document): direct identifiers still in the
             # text re-identify the person; without them the attacker has nothing to rank against
             direct = direct_identifiers(text, task.name)
@@ -146,7 +147,7 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
             per_target["direct_identifiers"] = score
             verified = False
         else:
-            score, clues = self.partial_knowledge_rank(text, task)
+            score, clues = self.partial_knowledge_rank(text, task, w)
             per_target["partial_knowledge"] = score
         return PrivacyResult(
             score=score,
@@ -213,17 +214,17 @@ def direct_identifiers(text: str, name: str | None) -> list[str]:
     return found
 
 
-def fast_rank(evaluator: LocalPrivacyEvaluator, text: str, task: Task) -> tuple[int, Counter]:
-    return rank_tokens(evaluator, Counter(tokenize(text)), task)
+def fast_rank(evaluator: LocalPrivacyEvaluator, batch: LocalBatch, text: str, task: Task) -> tuple[int, Counter]:
+    return rank_tokens(evaluator, batch, Counter(tokenize(text)), task)
 
 
-def rank_tokens(evaluator: LocalPrivacyEvaluator, tokens: Counter, task: Task) -> tuple[int, Counter]:
+def rank_tokens(evaluator: LocalPrivacyEvaluator, batch: LocalBatch, tokens: Counter, task: Task) -> tuple[int, Counter]:
     """The attack the optimizer re-runs for every candidate edit, on a bag of tokens: the rank
     of the truth and the weight of each term in the attacker's success. BM25 only (dense is
     too slow to run per candidate)."""
-    w = evaluator.world
+    w = batch
     if w.population_is_batch:
-        attack = evaluator.link_attack(task)
+        attack = evaluator.link_attack(task, w)
         if attack is None:
             return task.k + 1, Counter()
         ranks, contribs = attack.ranks(w, tokens)

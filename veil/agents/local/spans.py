@@ -844,7 +844,7 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
     return [span("PROPER", 0.4, "shape:proper")]
 
 
-_NAME_CUE = re.compile(r"\s*(?:\(|,\s+(?:an?|the)\s|\s+(?:was|is|has|had|became|played|won|studied|graduated|received|joined|died|served|made)\b)")
+_NAME_CUE = re.compile(r"\s*(?:\(|,\s+(?:an?|the)\s|\s+(?:was|is|has|had|became|played|won|studied|graduated|received|joined|died|served|made|wrote|taught|told|said|met|married|photographed|painted|lived|moved|grew|retired|worked)\b)")
 
 
 # spaCy's entity labels that name something: their boundaries come from the parse, their type

@@ -9,13 +9,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from veil.agents.base import Task, UtilityEvaluator, UtilityResult
-from veil.agents.local.world import LocalWorld
+from veil.agents.batch import Batch
+from veil.agents.local.world import LocalWorld, local_batch
 from veil.logging import get_logger
 
 log = get_logger(__name__)
+
+
+def fit_classifier(world: LocalWorld, texts: list[str], labels: list[str]) -> tuple[Any, tuple[str, ...]]:
+    """The batch's utility classifier (None with fewer than two labels: zero-shot then)."""
+    classes = sorted(set(labels))
+    if len(classes) < 2:
+        return None, tuple(classes)
+    from sklearn.linear_model import LogisticRegression
+
+    clf = LogisticRegression(max_iter=5000, C=10.0)  # as veil.evals.utility
+    clf.fit(world.embed(list(texts)), list(labels))
+    log.info("utility_classifier", n=len(texts), classes=len(clf.classes_))
+    return clf, tuple(clf.classes_)
 
 
 class LocalUtilityEvaluator(UtilityEvaluator):
@@ -23,30 +39,9 @@ class LocalUtilityEvaluator(UtilityEvaluator):
 
     def __init__(self, world: LocalWorld):
         self.world = world
-        self.classifier = None
-        self.classes: list[str] = []
 
-    async def prepare(self, documents: list) -> None:
-        self.fit()  # the world (an engine resource) has collected the training set by now
-
-    def fit(self) -> None:
-        w = self.world
-        labels = sorted(set(w.train_labels))
-        if len(labels) < 2:
-            self.classifier = None
-            self.classes = labels
-            return
-        from sklearn.linear_model import LogisticRegression
-
-        x = w.embed(w.train_texts)
-        clf = LogisticRegression(max_iter=5000, C=10.0)  # as veil.evals.utility
-        clf.fit(x, w.train_labels)
-        self.classifier = clf
-        self.classes = list(clf.classes_)
-        log.info("utility_classifier", n=len(w.train_texts), classes=len(self.classes))
-
-    def _zero_shot(self, vec: np.ndarray, label: str) -> float:
-        names = self.classes if label in self.classes and len(self.classes) > 1 else [label]
+    def _zero_shot(self, vec: np.ndarray, label: str, classes: tuple[str, ...]) -> float:
+        names = list(classes) if label in classes and len(classes) > 1 else [label]
         if len(names) < 2:
             # a single label name: similarity to its description, mapped from [-1, 1] to [0, 1]
             d = self.world.embed([f"A text about a {label}."])[0]
@@ -57,16 +52,17 @@ class LocalUtilityEvaluator(UtilityEvaluator):
         p /= p.sum()
         return float(p[names.index(label)])
 
-    async def evaluate(self, text: str, task: Task) -> UtilityResult:
+    async def evaluate(self, text: str, task: Task, *, batch: Batch | None = None) -> UtilityResult:
+        b = local_batch(batch)
         vec = await self.world.aembed(text)
         if task.label:
-            if self.classifier is not None and task.label in self.classes:
-                proba = self.classifier.predict_proba(vec[None, :])[0]
-                score = float(proba[self.classes.index(task.label)])
-                top = self.classes[int(np.argmax(proba))]
+            if b.classifier is not None and task.label in b.classes:
+                proba = b.classifier.predict_proba(vec[None, :])[0]
+                score = float(proba[b.classes.index(task.label)])
+                top = b.classes[int(np.argmax(proba))]
                 why = f"classifier: p({task.label})={score:.2f}, top label {top}"
             else:
-                score = self._zero_shot(vec, task.label)
+                score = self._zero_shot(vec, task.label, b.classes)
                 why = f"zero-shot similarity to '{task.label}'"
         else:
             orig = await self.world.aembed(task.original)

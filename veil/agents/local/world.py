@@ -1,6 +1,7 @@
-"""What the local agents of one batch share: the population the attacker knows, the released
-pool it searches, cached embeddings, the labelled training set and the batch's pseudonyms.
-Built once by :meth:`LocalWorld.prepare` (the engine's ``prepare`` hook)."""
+"""What the local agents work from: per batch, a :class:`LocalBatch` (the population the
+attacker knows, the released pool it searches, the labelled training set and classifier, the
+batch's pseudonyms), built once by :meth:`LocalWorld.build_batch` (the engine's ``prepare``);
+for the engine's lifetime, a :class:`LocalWorld` (options, allow/deny lists, embedding cache)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,16 @@ import asyncio
 import hashlib
 import random
 import re
-from dataclasses import dataclass, field
+import threading
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from veil.agents.batch import Batch
+from veil.agents.local.generalize import PseudonymTable
 from veil.agents.local.retrieval import Pool, tokenize
 from veil.nlp import sentences
 from veil.documents import Document
@@ -48,67 +53,116 @@ class Candidate:
     text: str
 
 
-@dataclass
-class LocalWorld:
-    population: list[Candidate] = field(default_factory=list)
+@dataclass(frozen=True, eq=False, kw_only=True)
+class LocalBatch(Batch):
+    """What the local agents derive from one batch (immutable; see :mod:`veil.agents.batch`):
+    the population the attacker knows, the pool of records as the publisher expects to release
+    them, the utility classifier and the batch's pseudonym table. ``memo`` holds pure functions
+    of the batch (analyses, plans, attack queries), computed on first use."""
+
+    population: tuple[Candidate, ...] = ()
     population_is_batch: bool = True
     pop_pool: Pool | None = None  # the population's background texts (who is this?)
-    released: dict[str, str] = field(default_factory=dict)  # doc id -> publisher's expected release text
+    released: Mapping[str, str] = field(default_factory=dict)  # doc id -> expected release text
     release_pool: Pool | None = None
-    release_ids: list[str] = field(default_factory=list)
-    train_texts: list[str] = field(default_factory=list)
-    train_labels: list[str] = field(default_factory=list)
+    release_ids: tuple[str, ...] = ()
+    train_texts: tuple[str, ...] = ()
+    train_labels: tuple[str, ...] = ()
+    classifier: Any = None  # sklearn LogisticRegression over MiniLM, or None (zero-shot)
+    classes: tuple[str, ...] = ()
+    pseudonyms: PseudonymTable = field(default_factory=PseudonymTable)
+    memo: dict[str, dict] = field(default_factory=lambda: {"analyses": {}, "plans": {}, "attacks": {}, "index": {}})
+
+    def candidate_index(self, doc_id: str, name: str | None) -> int | None:
+        """Which population entry is the truth: the document itself, else by name."""
+        from veil.matching import matches
+
+        if self.population_is_batch:
+            for i, c in enumerate(self.population):
+                if c.id == doc_id:
+                    return i
+        if name:
+            for i, c in enumerate(self.population):
+                if c.name and matches(c.name, name):
+                    return i
+        return None
+
+
+def local_batch(batch: Batch | None) -> LocalBatch:
+    """The local agents' view of the batch they were called with."""
+    if not isinstance(batch, LocalBatch):
+        raise TypeError("the local engine's agents need the LocalBatch its prepare() built "
+                        f"(got {type(batch).__name__}); call Engine.prepare(documents) first")
+    return batch
+
+
+@dataclass
+class LocalWorld:
+    """What the local agents share for the engine's lifetime, across batches: the options,
+    allow and deny lists, and an embedding cache keyed by the text's hash (a pure function of
+    the text: it carries nothing from one batch's documents into another's results)."""
+
     allow: set[str] = field(default_factory=set)
     deny: set[str] = field(default_factory=set)
-    pseudonyms: Any = None  # generalize.PseudonymTable
     options: dict[str, Any] = field(default_factory=dict)
     _emb: dict[str, np.ndarray] = field(default_factory=dict)
     _pending: dict[str, tuple[str, list[asyncio.Future]]] = field(default_factory=dict)
     _flush: asyncio.Task | None = None
-    release: Any = None  # Document -> the text the publisher expects to release (set by the engine)
+    _emb_lock: threading.Lock = field(default_factory=threading.Lock)
 
-    async def prepare(self, documents: list[Document]) -> None:
-        """Population, released pool and training set for this batch."""
+    def build_batch(self, documents: list[Document], *, release: Callable[[Document, LocalBatch], str],
+                    fit: Callable[[list[str], list[str]], tuple[Any, tuple[str, ...]]]) -> LocalBatch:
+        """Population, released pool, training set and classifier for these documents.
+        ``release(doc, batch)`` is how the publisher expects a record to look once released
+        (the optimizer's base plan); ``fit`` trains the utility classifier."""
         o = self.options
         if o.get("population_path"):
-            self.population = load_population(
+            population = load_population(
                 Path(o["population_path"]), o.get("population_name_field", "name"), o.get("population_text_field", "text")
             )
-            self.population_is_batch = False
+            is_batch = False
         else:
-            self.population = docs_population(documents)
-            self.population_is_batch = True
-        self.pop_pool = Pool([tokenize(c.text) for c in self.population])
-        self.released, self.release_ids, self.release_pool = {}, [], None
-        if self.population_is_batch and len(documents) > 1:
-            assert self.release is not None, "the engine sets LocalWorld.release"
-            self.released = {d.id: self.release(d) for d in documents}
-            self.release_ids = [d.id for d in documents]
-            self.release_pool = Pool([tokenize(self.released[i]) for i in self.release_ids])
+            population = docs_population(documents)
+            is_batch = True
         if o.get("train_path"):
-            self.train_texts, self.train_labels = load_training(Path(o["train_path"]))
+            train_texts, train_labels = load_training(Path(o["train_path"]))
         else:
             labelled = [d for d in documents if d.label]
-            self.train_texts = [d.text for d in labelled]
-            self.train_labels = [str(d.label) for d in labelled]
-        log.info("local_world", population=len(self.population), batch=self.population_is_batch,
-                 released=len(self.released), train=len(self.train_texts))
+            train_texts, train_labels = [d.text for d in labelled], [str(d.label) for d in labelled]
+        classifier, classes = fit(train_texts, train_labels)
+        batch = LocalBatch(
+            doc_ids=tuple(d.id for d in documents), engine="local",
+            population=tuple(population), population_is_batch=is_batch,
+            pop_pool=Pool([tokenize(c.text) for c in population]),
+            train_texts=tuple(train_texts), train_labels=tuple(train_labels), classifier=classifier, classes=classes,
+        )
+        if is_batch and len(documents) > 1:
+            # the release plans see the batch without a release pool (they need none); the
+            # final batch shares their pseudonyms and memo tables
+            released = {d.id: release(d, batch) for d in documents}
+            ids = tuple(d.id for d in documents)
+            batch = replace(batch, released=MappingProxyType(released), release_ids=ids,
+                            release_pool=Pool([tokenize(released[i]) for i in ids]))
+        log.info("local_batch", batch=batch.id, population=len(batch.population), is_batch=is_batch,
+                 released=len(batch.released), train=len(batch.train_texts))
+        return batch
 
     # -- embeddings, cached by text --------------------------------------------------------
     def embed(self, texts: list[str]) -> np.ndarray:
         from veil.embeddings import encode
 
         keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
-        missing = [(k, t) for k, t in zip(keys, texts) if k not in self._emb]
+        known = {k: self._emb[k] for k in keys if k in self._emb}
+        missing = {k: t for k, t in zip(keys, texts) if k not in known}
         if missing:
-            uniq = dict(missing)
-            vecs = encode(list(uniq.values()))
-            for k, v in zip(uniq.keys(), vecs):
-                self._emb[k] = v
-            if len(self._emb) > 50_000:  # bound memory on endless servers
-                for k in list(self._emb)[: len(self._emb) // 2]:
-                    del self._emb[k]
-        return np.stack([self._emb[k] for k in keys])
+            vecs = encode(list(missing.values()))  # outside the lock: batches run in threads
+            known.update(zip(missing.keys(), vecs))
+            with self._emb_lock:
+                self._emb.update(zip(missing.keys(), vecs))
+                if len(self._emb) > 50_000:  # bound memory on endless servers
+                    for k in list(self._emb)[: len(self._emb) // 2]:
+                        del self._emb[k]
+        return np.stack([known[k] for k in keys])
 
     async def aembed(self, text: str) -> np.ndarray:
         """One embedding, batched with those other documents ask for meanwhile: the batch's
@@ -142,20 +196,6 @@ class LocalWorld:
             for f in futs:
                 if not f.done():
                     f.set_result(v)
-
-    def candidate_index(self, doc_id: str, name: str | None) -> int | None:
-        """Which population entry is the truth: the document itself, else by name."""
-        from veil.matching import matches
-
-        if self.population_is_batch:
-            for i, c in enumerate(self.population):
-                if c.id == doc_id:
-                    return i
-        if name:
-            for i, c in enumerate(self.population):
-                if c.name and matches(c.name, name):
-                    return i
-        return None
 
     # -- the attacker's samples ------------------------------------------------------------
     def queries(self, doc_id: str, background: str, name: str | None, m: int, size: int) -> list[list[str]]:

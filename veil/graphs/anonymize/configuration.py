@@ -11,6 +11,7 @@ from veil.documents import Profile
 
 if TYPE_CHECKING:
     from veil.agents import Engine
+    from veil.agents.batch import Batch
     from veil.memory.store import MemoryStore
 
 DEFAULT_K = {"identity": 10, "attributes": 3, "generic": 3}
@@ -39,8 +40,10 @@ class AnonymizeConfig(BaseModel):
 
 @dataclass
 class AnonymizeContext:
-    """Runtime context of one graph invocation: the agents, the memory and the settings."""
+    """Runtime context of one graph invocation: the agents, the batch they were prepared with
+    (every agent call gets it: the agents keep no per-batch state), the memory and the settings."""
 
     engine: "Engine"
     memory: "MemoryStore"
+    batch: "Batch"
     config: AnonymizeConfig = field(default_factory=AnonymizeConfig)

@@ -63,12 +63,12 @@ async def prepare_task(state: AnonymizeState, runtime: Runtime[AnonymizeContext]
     task = Task.model_validate(state["task"])
     usage = CallUsage()
     if task.profile in ("attributes", "generic") and not task.attributes:
-        inferred = await ctx.engine.inferrer.infer(state["original"], task)
+        inferred = await ctx.engine.inferrer.infer(state["original"], task, batch=ctx.batch)
         task.attributes = inferred.targets()
         usage = usage + inferred.usage
         log.info("targets_inferred", run_id=state["run_id"], n=len(task.attributes))
     elif task.profile == "identity" and not task.name:
-        probe = await ctx.engine.p_evaluator.evaluate(state["original"], task)
+        probe = await ctx.engine.p_evaluator.evaluate(state["original"], task, batch=ctx.batch)
         if probe.guesses:
             task.name = probe.guesses[0].value
         usage = usage + probe.usage
@@ -77,13 +77,13 @@ async def prepare_task(state: AnonymizeState, runtime: Runtime[AnonymizeContext]
 
 async def evaluate_privacy(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> dict[str, Any]:
     task = Task.model_validate(state["task"])
-    result = await runtime.context.engine.p_evaluator.evaluate(state["text"], task)
+    result = await runtime.context.engine.p_evaluator.evaluate(state["text"], task, batch=runtime.context.batch)
     return {"privacy": result.model_dump(), "usage": _usage(result.usage)}
 
 
 async def evaluate_utility(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> dict[str, Any]:
     task = Task.model_validate(state["task"])
-    result = await runtime.context.engine.u_evaluator.evaluate(state["text"], task)
+    result = await runtime.context.engine.u_evaluator.evaluate(state["text"], task, batch=runtime.context.batch)
     return {"utility": result.model_dump(), "usage": _usage(result.usage)}
 
 
@@ -148,7 +148,8 @@ async def optimize(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) ->
     privacy, utility = PrivacyResult.model_validate(state["privacy"]), UtilityResult.model_validate(state["utility"])
     mode = "utility" if task.privacy_met(privacy.score) else "privacy"
     memory = ctx.memory.recent(state["run_id"], cfg.memory_window) if cfg.memory_window else []
-    result = await ctx.engine.optimizer.optimize(state["text"], task, mode, privacy, utility, memory)
+    result = await ctx.engine.optimizer.optimize(state["text"], task, mode, privacy, utility, memory,
+                                                 batch=ctx.batch)
     same = result.text.strip() == state["text"].strip()
     update: dict[str, Any] = {"usage": _usage(result.usage)}
     if result.rejected:
