@@ -282,18 +282,22 @@ def test_user_error_in_a_subprocess_has_no_traceback(tmp_path, db_path):
     [
         (None, [], "no such file"),
         ("", [], "empty"),
-        ('{"text": "a"}\n{"text": \n', [], "in.jsonl:2: not valid JSON"),
+        ('{"text": \n', [], "in.jsonl:1: not valid JSON"),
         ('{"body": "a"}\n', [], "no field 'text'"),
-        ('{"text": "a", "name": "A"}\n{"text": "b"}\n', ["--name-field", "name"], "in.jsonl:2: no field 'name'"),
+        ('{"text": "b"}\n{"text": "c"}\n', ["--name-field", "name"], "in.jsonl:1: no field 'name' (fields: text) "
+                                                                   "(and all 1 other records)"),
         ('{"text": 5}\n', [], "is not a string"),
         ('[1, 2]\n', [], "expected a JSON object"),
-        ('{"text": "a", "id": 1}\n{"text": "b", "id": 1}\n', ["--id-field", "id"], "duplicate id"),
+        ('{"text": "a", "anonymized_text": "b"}\n', [], "already have a field 'anonymized_text'"),
+        ('{"text": "a", "out": "b"}\n', ["--output-field", "out"], "choose another --output-field"),
+        ('{"text": "a", "run_id": "b"}\n', [], "field(s) 'run_id', which veil adds"),
         ('{"text": "a"}\n', ["--u-target", "1.5"], "invalid option"),
         ('{"text": "a"}\n', ["--concurrency", "0"], "--concurrency"),
         ('{"text": "a", "attrs": "x"}\n', ["--attributes-field", "attrs"], "must be an object"),
     ],
     ids=["missing-file", "empty-file", "bad-json-line", "missing-text-field", "missing-name-field", "text-not-string",
-         "not-an-object", "duplicate-id", "bad-option", "bad-concurrency", "attributes-not-object"],
+         "not-an-object", "output-field-taken", "named-output-field-taken", "veil-field-taken", "bad-option",
+         "bad-concurrency", "attributes-not-object"],
 )
 def test_user_errors_exit_2_with_one_line(tmp_path, db_path, capsys, content, extra, expect):
     src = tmp_path / "in.jsonl"
@@ -660,3 +664,104 @@ def test_an_unexpected_exception_fails_one_document_not_the_batch(scripted_llm, 
     ok, failed = asyncio.run(go())
     assert ok.status == "done"
     assert failed.status == "failed" and failed.error == "internal error (Boom: disk on fire)"
+
+
+# -- input and output without surprises (issue 11 item 6) -----------------------------------
+
+
+def test_bad_jsonl_lines_are_per_line_errors_and_the_batch_goes_on(scripted_llm, tmp_path, db_path, capsys):
+    """Issue 11: one bad line stopped the whole batch (exit 2, 0 processed). Now every bad line
+    is reported, kept in its place in the output with its error, and the others are done."""
+    llm = scripted_llm(world())
+    good = bio_records()
+    lines = [
+        json.dumps(good[0]),
+        '{"id": "torn", "text": "Half a rec',  # not JSON
+        json.dumps(good[1]),
+        json.dumps({"id": "no-text", "body": "x", "person": "P"}),
+        "[1, 2]",
+        json.dumps({**good[2], "id": good[0]["id"]}),  # a duplicate id
+        json.dumps(good[3]),
+    ]
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    dst = tmp_path / "out.jsonl"
+    rc = main(jsonl_args(src, dst, llm, db_path))
+    _, err = capsys.readouterr()
+    assert rc == 1
+    for n, what in [(2, "not valid JSON"), (4, "no field 'text'"), (5, "expected a JSON object"),
+                    (6, "duplicate id 'doc-fishback'")]:
+        assert f"in.jsonl:{n}: {what}" in err, err
+    assert "3/7 anonymized" in err and "4 failed" in err
+    rows = read_jsonl(dst)
+    assert len(rows) == 7
+    assert [r.get("id") for r in rows] == ["doc-fishback", None, "doc-okafor", "no-text", None, "doc-fishback",
+                                           "doc-duarte"]
+    assert rows[1] == {"input_line": lines[1], "anonymized_text": None, "error": rows[1]["error"]}
+    assert rows[3]["body"] == "x" and "no field 'text'" in rows[3]["error"]
+    assert rows[5]["text"] == good[2]["text"] and rows[5]["anonymized_text"] is None
+    for i in (0, 2, 6):
+        assert rows[i]["anonymized_text"] and "error" not in rows[i]
+
+
+@pytest.mark.parametrize("shape", ["object", "array", "jsonl"])
+def test_a_json_file_is_sniffed(scripted_llm, tmp_path, db_path, capsys, shape):
+    """Issue 11: a .json file holding JSONL was anonymized as one text, its keys left in."""
+    llm = scripted_llm(world())
+    records = bio_records()[:2]
+    src = tmp_path / "in.json"
+    if shape == "object":
+        records = records[:1]
+        src.write_text(json.dumps(records[0], indent=2), encoding="utf-8")
+    elif shape == "array":
+        src.write_text(json.dumps(records, indent=2), encoding="utf-8")
+    else:
+        write_jsonl(src, records)
+    dst = tmp_path / "out.jsonl"
+    rc = main(["anonymize", str(src), "-o", str(dst), "--name-field", "person", *llm_args(llm, db_path)])
+    _, err = capsys.readouterr()
+    assert rc == 0, err
+    rows = read_jsonl(dst)
+    assert [r["id"] for r in rows] == [r["id"] for r in records]
+    assert all('"person"' not in r["anonymized_text"] and "[somewhere]" in r["anonymized_text"] for r in rows)
+
+
+def test_output_field_keeps_an_input_field_intact(scripted_llm, tmp_path, db_path, capsys):
+    """Issue 11: input records that already had anonymized_text got it overwritten silently."""
+    llm = scripted_llm(world())
+    records = [{**r, "anonymized_text": "EARLIER"} for r in bio_records()[:2]]
+    src = write_jsonl(tmp_path / "in.jsonl", records)
+    dst = tmp_path / "out.jsonl"
+    assert main(jsonl_args(src, dst, llm, db_path)) == 2
+    assert "--output-field" in capsys.readouterr().err and not dst.exists()
+    assert main([*jsonl_args(src, dst, llm, db_path), "--output-field", "veil_text"]) == 0
+    rows = read_jsonl(dst)
+    assert all(r["anonymized_text"] == "EARLIER" and "[somewhere]" in r["veil_text"] for r in rows)
+
+
+@pytest.mark.parametrize("target", ["/proc/nope/out.jsonl", "DIR"])
+def test_the_output_path_is_checked_before_any_work(scripted_llm, tmp_path, db_path, capsys, target):
+    """Issue 11: `-o /proc/nope/out.txt` gave a traceback after all the work was done."""
+    llm = scripted_llm(world())
+    src = write_jsonl(tmp_path / "in.jsonl", bio_records())
+    out = str(tmp_path) if target == "DIR" else target
+    rc = main(["anonymize", str(src), "-o", out, *llm_args(llm, db_path)])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and err.startswith("veil: error: -o "), err
+    assert llm.requests == [] and llm.probes == []  # no work was done
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-8-sig"])
+def test_utf16_and_utf8_bom_inputs_are_decoded(scripted_llm, tmp_path, db_path, capsys, encoding):
+    """Issue 11: a UTF-16 file was called "binary"."""
+    llm = scripted_llm(world())
+    txt = tmp_path / "bio.txt"
+    txt.write_bytes(FISHBACK.text.encode(encoding))
+    assert main(["anonymize", str(txt), *llm_args(llm, db_path)]) == 0
+    out, err = capsys.readouterr()
+    assert out == FISHBACK.text.replace("Sacramento", "[somewhere]") + "\n", err
+    src = tmp_path / "in.jsonl"
+    src.write_bytes("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in bio_records()[:2]).encode(encoding))
+    dst = tmp_path / "out.jsonl"
+    assert main(jsonl_args(src, dst, llm, db_path)) == 0, capsys.readouterr().err
+    assert [r["person"] for r in read_jsonl(dst)] == [r["person"] for r in bio_records()[:2]]  # "Mårten" too

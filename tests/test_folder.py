@@ -259,3 +259,63 @@ def test_folder_rerun_with_other_options_refuses_and_restart_redoes(tmp_path, ca
                      "--restart"]) == 0
         assert len(llm.requests) > n
     assert all(runs[e["path"]] != e["run_id"] and e["status"] == "done" for e in _manifest(out))
+
+
+def test_csv_malformed_rows_are_reported_not_swallowed(tmp_path, capsys):
+    """Issue 11: a CSV with an unterminated quote silently swallowed the next row (4 of 5 rows,
+    exit 0). Strict parsing: the malformed row is an error naming its lines, the others go on."""
+    src = tmp_path / "p.csv"
+    src.write_text('id,text\n1,Alice Smith is a nurse in Paris\n2,"Bob is a pilot in Paris\n3,Carol said "hi"\n'
+                   "4,Dan is a nurse in Paris\n5,Eve is a nurse,in Paris\n6,Fay is a nurse in Paris\n")
+    out = tmp_path / "out.csv"
+    with ScriptedLLM(responder) as llm:
+        code = main(["anonymize", str(src), "--id-field", "id", "-o", str(out), *_args(llm, tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "p.csv:3: malformed CSV row (',' expected after '\"'; lines 3-4)" in err
+    assert "p.csv:6: malformed CSV row: 3 cells for 2 header columns" in err
+    assert "3/5 rows anonymized" in err and "2 failed" in err
+    rows = list(csv.DictReader(out.open(newline="")))
+    assert [r["id"] for r in rows] == ["1", "", "4", "5", "6"]
+    assert rows[1]["error"].startswith(f"{src}:3: malformed CSV row") and rows[1]["anonymized_text"] == ""
+    assert rows[3]["error"].startswith(f"{src}:6: malformed") and rows[3]["text"] == "Eve is a nurse"
+    assert [r["anonymized_text"] for r in rows if not r["error"]] == [
+        "A person is a nurse in a European city", "Dan is a nurse in a European city", "Fay is a nurse in a European city"]
+
+
+def test_csv_never_overwrites_a_column(tmp_path, capsys):
+    src = tmp_path / "p.csv"
+    src.write_text("text,anonymized_text\nAlice in Paris,EARLIER\n")
+    assert main(["anonymize", str(src), "--engine", "llm", "-o", str(tmp_path / "o.csv")]) == 2
+    assert "already have a field 'anonymized_text'" in capsys.readouterr().err
+    with ScriptedLLM(responder) as llm:
+        assert main(["anonymize", str(src), "--output-field", "veil", "-o", str(tmp_path / "o.csv"),
+                     *_args(llm, tmp_path)]) == 0
+    row = next(csv.DictReader((tmp_path / "o.csv").open(newline="")))
+    assert row["anonymized_text"] == "EARLIER" and row["veil"] == "Alice in a European city"
+
+
+def test_folder_decodes_utf16_and_bom_files(tmp_path):
+    """Issue 11: a UTF-16 file was called "binary"."""
+    src, out = tmp_path / "in", tmp_path / "out"
+    src.mkdir()
+    text = "Alice Smith is a nurse in Paris. Café."
+    for enc in ("utf-16", "utf-16-le", "utf-8-sig"):
+        (src / f"{enc}.txt").write_bytes(text.encode(enc))
+    with ScriptedLLM(responder) as llm:
+        assert main(["anonymize", str(src), "-o", str(out), *_args(llm, tmp_path)]) == 0
+    for enc in ("utf-16", "utf-16-le", "utf-8-sig"):
+        assert (out / f"{enc}.txt").read_text(encoding="utf-8") == "A person is a nurse in a European city. Café."
+
+
+def test_folder_output_path_checked_before_work(tmp_path, capsys):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_text("Alice in Paris")
+    (tmp_path / "file").write_text("x")
+    with ScriptedLLM(responder) as llm:
+        assert main(["anonymize", str(src), "-o", "/proc/nope/out", *_args(llm, tmp_path)]) == 2
+        assert main(["anonymize", str(src), "-o", str(tmp_path / "file"), *_args(llm, tmp_path)]) == 2
+        assert llm.requests == []
+    err = capsys.readouterr().err
+    assert "-o /proc/nope/out: cannot write there" in err and "exists and is not a folder" in err

@@ -18,8 +18,10 @@ from veil.cli.common import add_db_arg, add_engine_args, add_restart_arg, engine
 from veil.documents import Document
 from veil.errors import UserInputError, VeilError
 from veil.graphs.anonymize import AnonymizeConfig
-from veil.io import (BATCH_KEY, Journal, atomic_write_text, check_resume, file_sha256, read_jsonl, read_stdin,
-                     read_text_file, records_to_documents, sha256_bytes)
+from veil.io import (BATCH_KEY, BadRecord, Journal, bad_record_output, check_output_file, check_resume, check_usable,
+                     choose_output_field,
+                     file_sha256, output_record, parse_records, read_stdin, read_text_file, records_to_items,
+                     sha256_bytes, write_output)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("input", help="a .txt file, a .jsonl file, a folder, or - for stdin")
     p.add_argument("-o", "--output", help="output file (JSONL for JSONL input) or folder; default stdout")
     p.add_argument("--text-field", default="text")
+    p.add_argument("--output-field", help="field (CSV: column) of the anonymized text (default anonymized_text; an "
+                   "input field is never overwritten: name another one when the input has it)")
     p.add_argument("--id-field", help="record id (default: line number)")
     p.add_argument("--label-field", help="downstream label the text must keep supporting (e.g. occupation)")
     p.add_argument("--name-field", help="ground-truth identity to protect (profile identity)")
@@ -56,8 +60,9 @@ def _config(args: argparse.Namespace) -> AnonymizeConfig:
         raise UserInputError(f"invalid option: {e.errors()[0]['msg'] if hasattr(e, 'errors') else e}") from e
 
 
-def _load(args: argparse.Namespace) -> tuple[str, list[Document], str]:
-    """Returns (kind, documents, sha256 of the input) where kind is 'jsonl' or 'text'."""
+def _load(args: argparse.Namespace) -> tuple[str, list[Document | BadRecord], str]:
+    """Returns (kind, items, sha256 of the input) where kind is 'jsonl' or 'text'; an item is a
+    document or a record that cannot be used (a per-record error, in its place)."""
     fields = dict(
         text_field=args.text_field, id_field=args.id_field, label_field=args.label_field,
         name_field=args.name_field, attributes_field=args.attributes_field,
@@ -66,36 +71,45 @@ def _load(args: argparse.Namespace) -> tuple[str, list[Document], str]:
         raw, records = read_stdin()
         sha = sha256_bytes(raw.encode("utf-8"))
         if records is not None:
-            return "jsonl", records_to_documents(records, **fields), sha
+            return "jsonl", records_to_items(records, **fields), sha
         return "text", [Document(id="stdin", text=raw)], sha
     path = Path(args.input)
     if not path.exists():
         raise UserInputError(f"{path}: no such file or folder")
-    if path.suffix.lower() in (".jsonl", ".ndjson") or (path.suffix.lower() == ".json" and args.id_field):
-        return "jsonl", records_to_documents(read_jsonl(path), **fields), file_sha256(path)
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        # .json: sniffed (one object, an array of objects, or JSONL)
+        records = parse_records(read_text_file(path), str(path), sniff=suffix == ".json")
+        return "jsonl", records_to_items(records, **fields), file_sha256(path)
     return "text", [Document(id=path.stem, text=read_text_file(path))], file_sha256(path)
 
 
 def run(args: argparse.Namespace) -> int:
     config = _config(args)
+    if args.concurrency < 1:
+        raise UserInputError("--concurrency must be at least 1")
     if args.input != "-" and Path(args.input).is_dir():
         from veil.cli.folder import run_folder  # folder mode: its own module
 
         return run_folder(args, Path(args.input), config)
+    if args.output:
+        check_output_file(Path(args.output))  # before any work, not after it
     if args.input.lower().endswith((".csv", ".tsv")):
         from veil.cli.folder import run_csv  # CSV: the batch module too
 
         return run_csv(args, Path(args.input), config)
-    kind, docs, input_sha256 = _load(args)
-    if not docs:
-        raise UserInputError(f"{args.input}: no documents")
-    if args.concurrency < 1:
-        raise UserInputError("--concurrency must be at least 1")
-    return asyncio.run(_run(args, config, kind, docs, input_sha256))
+    kind, items, input_sha256 = _load(args)
+    check_usable(items, args.input)
+    output_field = choose_output_field(args.output_field, {k for i in items if i.record for k in i.record}, args.input)
+    return asyncio.run(_run(args, config, kind, items, input_sha256, output_field))
 
 
-async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, docs: list[Document],
-               input_sha256: str) -> int:
+async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, items: list[Document | BadRecord],
+               input_sha256: str, output_field: str) -> int:
+    docs = [i for i in items if isinstance(i, Document)]
+    bad = [i for i in items if isinstance(i, BadRecord)]
+    for b in bad:
+        print(f"veil: {b.message}", file=sys.stderr)
     out = Path(args.output) if args.output else None
     journal = Journal(out.with_name(out.name + ".partial")) if (out and kind == "jsonl") else None
     batch_id = (check_resume(journal, input_sha256=input_sha256, options=run_options(args, config),
@@ -131,8 +145,10 @@ async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, doc
     seconds = time.perf_counter() - t0
     ordered = [AnonymizeResult.model_validate(results[d.id]) for d in docs]
     if kind == "jsonl":
-        lines = [json.dumps({**d.record, **r.output_fields()}, ensure_ascii=False) for d, r in zip(docs, ordered)]
-        payload = "\n".join(lines) + "\n"
+        by_id = {d.id: r for d, r in zip(docs, ordered)}
+        rows = [output_record(i.record, by_id[i.id].output_fields(), output_field) if isinstance(i, Document)
+                else bad_record_output(i, output_field) for i in items]
+        payload = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     else:
         r = ordered[0]
         if r.status != "done":
@@ -149,20 +165,19 @@ async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, doc
         print(f"veil: run {r.run_id}: {found}; utility {r.utility_score:.2f}{rejected}; "
               f"see `veil trace show {r.run_id}`", file=sys.stderr)
     if out:
-        atomic_write_text(out, payload)
-        if journal:
-            journal.remove()
+        write_output(out, payload, journal)
     else:
         sys.stdout.write(payload if payload.endswith("\n") else payload + "\n")
     failed = [r for r in ordered if r.status != "done"]
     ok = [r for r in ordered if r.status == "done"]
-    if len(docs) > 1 or failed:
+    n_failed = len(failed) + len(bad)
+    if len(items) > 1 or n_failed:
         counts = {s: sum(r.privacy_status == s for r in ok) for s in ("protected", "unverified", "re-identified")}
         print(
-            f"veil: {len(ok)}/{len(docs)} anonymized in {seconds:.1f}s; "
+            f"veil: {len(ok)}/{len(items)} anonymized in {seconds:.1f}s; "
             + ", ".join(f"{n} {s}" for s, n in counts.items()) + "; "
             f"mean utility {mean([r.utility_score or 0 for r in ok]) if ok else 0:.2f}"
-            + (f"; {len(failed)} failed (see their 'error' field)" if failed else ""),
+            + (f"; {n_failed} failed (see their 'error' field)" if n_failed else ""),
             file=sys.stderr,
         )
         if counts["unverified"]:
@@ -172,4 +187,4 @@ async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, doc
         if rejected:
             print(f"veil: {rejected} kept their best version after a rejected optimizer answer "
                   f"(see `veil trace show RUN_ID`)", file=sys.stderr)
-    return 1 if failed else 0
+    return 1 if n_failed else 0

@@ -47,14 +47,14 @@ from veil.cli.common import engine_options, llm_settings, run_options
 from veil.documents import Document
 from veil.errors import UserInputError, VeilError
 from veil.graphs.anonymize import AnonymizeConfig
-from veil.io import (BATCH_KEY, Journal, atomic_write_text, check_resume, file_sha256, option_differences,
-                     read_text_file, records_to_documents)
+from veil.io import (BATCH_KEY, BadRecord, Journal, added_fields, atomic_write_text, bad_record_output,
+                     check_output_folder, check_resume, check_usable, choose_output_field, file_sha256, invalid,
+                     option_differences, output_record, read_text_file, records_to_items, write_output)
 
 TEXT_SUFFIXES = (".txt", ".md")
 MANIFEST = "manifest.jsonl"
 JOURNAL = ".veil-journal.jsonl"
 OPTIONS = ".veil-options.json"  # the options of the run that wrote OUTDIR (a finished run has no journal)
-OUTPUT_COLUMNS = ("anonymized_text", "privacy_score", "utility_score", "run_id", "error")
 
 
 # -- shared ------------------------------------------------------------------------------------
@@ -156,12 +156,9 @@ def run_folder(args: argparse.Namespace, path: Path, config: AnonymizeConfig) ->
     if not args.output:
         raise UserInputError(f"{path} is a folder: give an output folder with -o OUTDIR")
     out = Path(args.output)
-    if out.exists() and not out.is_dir():
-        raise UserInputError(f"{out}: exists and is not a folder")
     if out.resolve() == path.resolve():
         raise UserInputError("the output folder must not be the input folder")
-    if args.concurrency < 1:
-        raise UserInputError("--concurrency must be at least 1")
+    check_output_folder(out)  # before any work, not after it
     files = discover(path, out)
     if not files:
         raise UserInputError(f"{path}: no {' or '.join('*' + s for s in TEXT_SUFFIXES)} files")
@@ -267,48 +264,74 @@ async def _run_folder(args: argparse.Namespace, root: Path, out: Path, files: li
 # -- CSV ---------------------------------------------------------------------------------------
 
 
-def _csv_records(path: Path, args: argparse.Namespace) -> tuple[list[str], list[tuple[str, dict[str, Any]]]]:
+def _csv_records(path: Path, args: argparse.Namespace) -> tuple[list[str], list[tuple[str, Any]]]:
+    """Strict CSV: a malformed row (a stray or unterminated quote, more or fewer cells than the
+    header) is a per-row error naming its lines, never merged into its neighbour in silence."""
     text = read_text_file(path)
-    reader = csv.DictReader(io.StringIO(text, newline=""), dialect=csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel)
-    fields = list(reader.fieldnames or [])
-    if not fields:
-        raise UserInputError(f"{path}: no header row")
-    records: list[tuple[str, dict[str, Any]]] = []
+    dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
+    reader = csv.reader(io.StringIO(text, newline=""), dialect=dialect, strict=True)
     try:
-        for row in reader:
-            if None in row:
-                raise UserInputError(f"{path}:{reader.line_num}: more cells than header columns")
-            rec: dict[str, Any] = dict(row)
-            af = args.attributes_field
-            if af and isinstance(rec.get(af), str):
-                cell = rec[af].strip()
-                try:
-                    rec[af] = json.loads(cell) if cell else {}
-                except json.JSONDecodeError as e:
-                    raise UserInputError(f"{path}:{reader.line_num}: column {af!r} must be a JSON object") from e
-            records.append((f"{path}:{reader.line_num}", rec))
+        header = next(reader, [])
     except csv.Error as e:
-        raise UserInputError(f"{path}:{reader.line_num}: not valid CSV ({e})") from e
-    return fields, records
+        raise UserInputError(f"{path}:1: the header row is not valid CSV ({e})") from e
+    if not any(h.strip() for h in header):
+        raise UserInputError(f"{path}: no header row")
+    dupes = sorted({h for h in header if header.count(h) > 1})
+    if dupes:
+        raise UserInputError(f"{path}:1: duplicate header column(s) {', '.join(map(repr, dupes))}")
+    records: list[tuple[str, Any]] = []
+    af = args.attributes_field
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as e:
+            end = reader.line_num
+            lines = f"lines {start}-{end}" if end > start else f"line {start}"
+            records.append((f"{path}:{start}", invalid(f"malformed CSV row ({e}; {lines})")))
+            continue
+        if not row:
+            continue  # a blank line
+        where = f"{path}:{start}"
+        rec: dict[str, Any] = dict(zip(header, row))
+        if len(row) != len(header):
+            records.append((where, invalid(f"malformed CSV row: {len(row)} cells for {len(header)} header columns "
+                                           "(an unescaped delimiter or quote?)", record=rec)))
+            continue
+        if af and isinstance(rec.get(af), str):
+            cell = rec[af].strip()
+            try:
+                rec[af] = json.loads(cell) if cell else {}
+            except json.JSONDecodeError:
+                records.append((where, invalid(f"column {af!r} must be a JSON object", record=rec)))
+                continue
+        records.append((where, rec))
+    return header, records
 
 
 def run_csv(args: argparse.Namespace, path: Path, config: AnonymizeConfig) -> int:
     if not path.is_file():
         raise UserInputError(f"{path}: no such file")
-    if args.concurrency < 1:
-        raise UserInputError("--concurrency must be at least 1")
     fields, records = _csv_records(path, args)
     if not records:
         raise UserInputError(f"{path}: no rows")
-    docs = records_to_documents(
+    items = records_to_items(
         records, text_field=args.text_field, id_field=args.id_field, label_field=args.label_field,
         name_field=args.name_field, attributes_field=args.attributes_field,
     )
-    return asyncio.run(_run_csv(args, fields, docs, config, file_sha256(path)))
+    check_usable(items, str(path))
+    output_field = choose_output_field(args.output_field, set(fields), str(path))
+    return asyncio.run(_run_csv(args, fields, items, config, file_sha256(path), output_field))
 
 
-async def _run_csv(args: argparse.Namespace, fields: list[str], docs: list[Document], config: AnonymizeConfig,
-                   input_sha256: str) -> int:
+async def _run_csv(args: argparse.Namespace, fields: list[str], items: list[Document | BadRecord],
+                   config: AnonymizeConfig, input_sha256: str, output_field: str) -> int:
+    docs = [i for i in items if isinstance(i, Document)]
+    bad = [i for i in items if isinstance(i, BadRecord)]
+    for b in bad:
+        print(f"veil: {b.message}", file=sys.stderr)
     t0 = time.perf_counter()
     out = Path(args.output) if args.output else None
     journal = Journal(out.with_name(out.name + ".partial")) if out else None
@@ -337,29 +360,30 @@ async def _run_csv(args: argparse.Namespace, fields: list[str], docs: list[Docum
                 todo, work, concurrency=args.concurrency, on_done=done, is_failure=lambda r: r.status != "done",
                 show_progress=False if args.no_progress else None,
             )
-    ordered = [AnonymizeResult.model_validate(results[d.id]) for d in docs]
+    by_id = {d.id: AnonymizeResult.model_validate(results[d.id]) for d in docs}
     buf = io.StringIO(newline="")
-    columns = fields + [c for c in OUTPUT_COLUMNS if c not in fields]
-    writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=fields + added_fields(output_field), extrasaction="ignore",
+                            lineterminator="\n")
     writer.writeheader()
-    for d, r in zip(docs, ordered):
-        row = {**d.record, **r.output_fields()}
-        row.setdefault("error", "")
+    for item in items:
+        if isinstance(item, Document):
+            row = output_record(item.record, by_id[item.id].output_fields(), output_field)
+        else:
+            row = bad_record_output(item, output_field)
         if args.attributes_field and isinstance(row.get(args.attributes_field), dict):
             row[args.attributes_field] = json.dumps(row[args.attributes_field], ensure_ascii=False)
         writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
     if out:
-        atomic_write_text(out, buf.getvalue())
-        if journal:
-            journal.remove()
+        write_output(out, buf.getvalue(), journal)
     else:
         sys.stdout.write(buf.getvalue())
-    failed = [(d, r) for d, r in zip(docs, ordered) if r.status != "done"]
+    failed = [(d, by_id[d.id]) for d in docs if by_id[d.id].status != "done"]
     for d, r in failed[:20]:
         print(f"veil: row {d.id}: {r.error}", file=sys.stderr)
+    n_failed = len(failed) + len(bad)
     print(
-        f"veil: {len(docs) - len(failed)}/{len(docs)} rows anonymized in {time.perf_counter() - t0:.1f}s"
-        + (f"; {len(failed)} failed (see the 'error' column)" if failed else ""),
+        f"veil: {len(items) - n_failed}/{len(items)} rows anonymized in {time.perf_counter() - t0:.1f}s"
+        + (f"; {n_failed} failed (see the 'error' column)" if n_failed else ""),
         file=sys.stderr,
     )
-    return 1 if failed else 0
+    return 1 if n_failed else 0
