@@ -20,7 +20,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from pydantic import BaseModel, Field
 
 from veil.agents import Engine, build_engine
@@ -31,7 +30,7 @@ from veil.errors import LLMError, VeilError
 from veil.graphs.anonymize import AnonymizeConfig, AnonymizeContext, build_graph
 from veil.llm import LLMSettings
 from veil.logging import get_logger
-from veil.memory.store import MemoryStore, checkpoint_path
+from veil.memory.store import MemoryStore, checkpoint_path, open_checkpointer
 
 log = get_logger(__name__)
 
@@ -109,7 +108,7 @@ class Anonymizer:
         self.batch: Batch | None = None  # the last prepared batch: the default of anonymize()
 
     async def __aenter__(self) -> "Anonymizer":
-        self._saver_cm = AsyncSqliteSaver.from_conn_string(str(checkpoint_path(self.memory.path)))
+        self._saver_cm = open_checkpointer(checkpoint_path(self.memory.path))  # WAL, busy timeout, 0600
         saver = await self._saver_cm.__aenter__()
         self.graph = build_graph(checkpointer=saver)
         return self

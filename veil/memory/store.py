@@ -3,7 +3,13 @@
 Per document and iteration it keeps the text, a diff against the previous text, the privacy
 and utility scores, the clues, the mode, tokens and latency. The optimizer reads the last N
 entries of its run; ``veil trace show`` and the trace page read all of them. It lives in one
-SQLite file (WAL mode) next to LangGraph's checkpoints, so it survives a restart.
+SQLite file next to LangGraph's checkpoints, so it survives a restart.
+
+Many processes, one home: every connection to either file (:func:`connect`,
+:func:`open_checkpointer`) uses WAL mode (readers never block the writer) and waits up to
+``BUSY_TIMEOUT_S`` for another process's write instead of failing with "database is locked",
+so a CLI run, ``veil serve`` and ``veil trace`` can share ``$VEIL_HOME``. Database files are
+created readable by their owner only (0600), in a home folder created 0700.
 
 The stdlib ``sqlite3`` is used directly (not an ORM) because the schema is two tables and
 every access is a short indexed query; calls are serialised by a lock so one store can be
@@ -18,8 +24,9 @@ import os
 import sqlite3
 import threading
 import time
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 from veil.agents.base import MemoryEntry
 
@@ -65,6 +72,48 @@ def default_db_path() -> Path:
     return default_home() / "veil.db"
 
 
+BUSY_TIMEOUT_S = 60.0  # how long a write waits for another process's write
+
+
+def create_private(path: Path) -> None:
+    """Create the database file (and its folder) readable by its owner only, before SQLite
+    opens it: SQLite gives its -wal and -shm files the database file's mode. An existing file
+    is left as it is."""
+    if not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not path.exists():
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            pass
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """A connection to a veil database: created 0600, WAL mode, a busy timeout."""
+    path = Path(path)
+    create_private(path)
+    conn = sqlite3.connect(path, check_same_thread=False, timeout=BUSY_TIMEOUT_S)
+    conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+@asynccontextmanager
+async def open_checkpointer(path: str | Path) -> AsyncIterator[Any]:
+    """LangGraph's ``AsyncSqliteSaver`` on ``path``, on a connection made like :func:`connect`
+    (``AsyncSqliteSaver.from_conn_string`` waits 5 s for a lock and starts in rollback mode)."""
+    import aiosqlite
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    path = Path(path)
+    create_private(path)
+    async with aiosqlite.connect(str(path), timeout=BUSY_TIMEOUT_S) as conn:
+        await conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        await conn.execute("PRAGMA journal_mode=WAL")
+        yield AsyncSqliteSaver(conn)
+
+
 def unified_diff(before: str, after: str) -> str:
     """Word-level diff in a compact form: ``[-old-]{+new+}`` (git's --word-diff style)."""
     a, b = before.split(), after.split()
@@ -83,13 +132,10 @@ def unified_diff(before: str, after: str) -> str:
 class MemoryStore:
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path else default_db_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+        self._conn = connect(self.path)
         self._conn.row_factory = sqlite3.Row
         with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.executescript(SCHEMA)
             self._conn.commit()
 

@@ -94,7 +94,7 @@ async def run_audit(
 
     ``judge`` / ``atomizer`` may be given as objects (shared caches across seeds, tests);
     by default they are built from ``config`` (and ``llm`` for the LLM agents)."""
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+    from veil.memory.store import open_checkpointer
 
     _validate(originals, sanitized, config, claims, ids, sanitized_ids)
     ids = [str(x) for x in ids] if ids is not None else [str(i) for i in range(len(originals))]
@@ -122,7 +122,7 @@ async def run_audit(
     n_chunks = -(-len(originals) // config.chunk_size)
     run_cfg = {"configurable": {"thread_id": aid}, "recursion_limit": n_chunks + 20}
     try:
-        async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+        async with open_checkpointer(path) as saver:  # WAL, busy timeout, 0600
             graph = build_graph(saver)
             snap = await graph.aget_state(run_cfg)
             values = snap.values or {}
