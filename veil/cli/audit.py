@@ -13,6 +13,7 @@ from typing import Any
 
 from veil.cli.common import add_db_arg, add_llm_args, llm_settings
 from veil.errors import UserInputError
+from veil.io import decode_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--original", required=True, type=Path, help="JSONL of the original records")
     p.add_argument("--sanitized", type=Path, help="JSONL of the sanitized records (default: --original, field --sanitized-field)")
     p.add_argument("--text-field", default="text", help="field of the original text (default: text)")
-    p.add_argument("--sanitized-field", help="field of the sanitized text (default: --text-field, or anonymized_text when --sanitized is omitted)")
+    p.add_argument("--sanitized-field", help="field of the sanitized text (default: anonymized_text when the sanitized "
+                   "records have it; required when both files have --text-field)")
     p.add_argument("--id-field", help="record id field (default: line number)")
     p.add_argument("--claims", type=Path, help="JSONL, one JSON list of claims per line, aligned with --original")
     p.add_argument("--atomizer", choices=["llm", "local"], default="local", help="atomizer when --claims is not given")
@@ -44,9 +46,10 @@ def _read_jsonl(path: Path, what: str) -> list[Any]:
     if not path.is_file():
         raise UserInputError(f"{path}: no such file ({what})")
     try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except UnicodeDecodeError as e:
-        raise UserInputError(f"{path}: not valid UTF-8 (byte {e.start})") from e
+        raw = path.read_bytes()
+    except OSError as e:
+        raise UserInputError(f"{path}: cannot read ({e.strerror})") from e
+    lines = decode_text(raw, str(path)).split("\n")
     out = []
     for n, line in enumerate(lines, start=1):
         if not line.strip():
@@ -74,18 +77,63 @@ def _field(records: list[Any], path: Path, field: str) -> list[str]:
     return out
 
 
+DEFAULT_SANITIZED_FIELD = "anonymized_text"  # what `veil anonymize` writes (veil.io.DEFAULT_OUTPUT_FIELD)
+
+
+def _has(records: list[Any], field: str) -> bool:
+    return all(isinstance(r, dict) and field in r for r in records)
+
+
+def sanitized_field_for(args: argparse.Namespace, originals_raw: list[Any], sanitized_raw: list[Any],
+                        sanitized_path: Path, same_file: bool) -> str:
+    """The field holding the sanitized text. Never guessed into auditing the originals: the
+    flag, else ``anonymized_text`` when the sanitized records have it, else an error."""
+    field = args.sanitized_field
+    if field is None:
+        if _has(sanitized_raw, DEFAULT_SANITIZED_FIELD):
+            field = DEFAULT_SANITIZED_FIELD
+            print(f"veil: auditing the field {field!r} of {sanitized_path} (--sanitized-field to choose another)",
+                  file=sys.stderr)
+        elif same_file:
+            raise UserInputError(f"{sanitized_path}: no field {DEFAULT_SANITIZED_FIELD!r}: give --sanitized-field "
+                                 "(the field holding the sanitized text)")
+        elif _has(sanitized_raw, args.text_field) and _has(originals_raw, args.text_field):
+            raise UserInputError(f"both files have a field {args.text_field!r}: give --sanitized-field (the field of "
+                                 f"{sanitized_path} that holds the sanitized text), so that the audit cannot audit "
+                                 "the originals by mistake")
+        else:
+            raise UserInputError(f"{sanitized_path}: no field {DEFAULT_SANITIZED_FIELD!r}: give --sanitized-field")
+    if same_file and field == args.text_field:
+        raise UserInputError(f"--sanitized-field {field!r} is the original text's field: the audit would audit the "
+                             "originals against themselves")
+    return field
+
+
+def warn_if_unchanged(originals: list[str], sanitized: list[str], field: str) -> int:
+    """Warn when most sanitized texts are their originals (a wrong field, an anonymizer that did
+    nothing): the audit would measure the originals. Returns how many are identical."""
+    if len(originals) == len(sanitized):
+        same = sum(o.strip() == s.strip() for o, s in zip(originals, sanitized))
+    else:
+        pool = {o.strip() for o in originals}
+        same = sum(s.strip() in pool for s in sanitized)
+    if same * 2 > len(sanitized):
+        print(f"veil: warning: {same} of {len(sanitized)} sanitized texts ({field!r}) are identical to their "
+              "originals: is --sanitized-field right? The audit measures them as they are", file=sys.stderr)
+    return same
+
+
 def load_inputs(args: argparse.Namespace) -> dict[str, Any]:
     originals_raw = _read_jsonl(args.original, "--original")
     same_file = args.sanitized is None or args.sanitized.resolve() == args.original.resolve()
-    sanitized_field = args.sanitized_field or ("anonymized_text" if args.sanitized is None else args.text_field)
     sanitized_path = args.original if args.sanitized is None else args.sanitized
-    if same_file and sanitized_field == args.text_field and args.sanitized is None:
-        raise UserInputError("--sanitized omitted: give --sanitized-field (the field holding the sanitized text)")
     sanitized_raw = originals_raw if same_file else _read_jsonl(sanitized_path, "--sanitized")
+    sanitized_field = sanitized_field_for(args, originals_raw, sanitized_raw, sanitized_path, same_file)
     inputs: dict[str, Any] = {
         "originals": _field(originals_raw, args.original, args.text_field),
         "sanitized": _field(sanitized_raw, sanitized_path, sanitized_field),
     }
+    warn_if_unchanged(inputs["originals"], inputs["sanitized"], sanitized_field)
     if args.id_field:
         inputs["ids"] = [str(x) for x in _field_any(originals_raw, args.original, args.id_field)]
         if not same_file:
@@ -131,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from veil.evals.audit_report import combine_runs, markdown_summary, write_report
-    from veil.graphs.audit import AuditConfig, make_atomizer, make_judge, run_audit
+    from veil.graphs.audit import AuditConfig, check_inputs, make_atomizer, make_judge, run_audit
 
     seeds = _seeds(args)
     inputs = load_inputs(args)
@@ -146,6 +194,8 @@ def run(args: argparse.Namespace) -> int:
     except ValidationError as e:
         err = e.errors()[0]
         raise UserInputError(f"invalid option {'.'.join(map(str, err['loc']))}: {err['msg']}") from e
+    check_inputs(inputs["originals"], inputs["sanitized"], configs[0], claims=inputs.get("claims"),
+                 ids=inputs.get("ids"), sanitized_ids=inputs.get("sanitized_ids"))  # before any model loads
     llm = llm_settings(args) if "llm" in (args.judge, args.atomizer) else None
 
     async def main(progress) -> list[dict[str, Any]]:

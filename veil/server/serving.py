@@ -268,7 +268,7 @@ class AnonymizeService:
     # -- audits ---------------------------------------------------------------------------------
     async def start_audit(self, req: AuditRequest, owner: str, base_url: str) -> tuple[int, RunInfo]:
         try:
-            from veil.graphs.audit import AuditConfig, run_audit
+            from veil.graphs.audit import AuditConfig, check_inputs, run_audit
         except ImportError as e:
             if getattr(e, "name", None) in (None, "veil.graphs.audit") or "veil.graphs.audit" in str(e):
                 raise APIError(501, "audits are not available in this build of veil (no veil.graphs.audit)",
@@ -287,6 +287,8 @@ class AnonymizeService:
             raise APIError(400, f"options.{loc}: {msg}", code="invalid_value", param=f"options.{loc}") from e
         except (TypeError, ValueError) as e:
             raise APIError(400, f"options: {e}", code="invalid_value", param="options") from e
+        # degenerate input ("a b c"): a 400 now, not a failed audit later
+        check_inputs(list(req.originals), list(req.sanitized), config, claims=req.claims, ids=req.ids)
         run_id = f"audit-{uuid.uuid4().hex[:20]}"
         self.memory.create_run(run_id, doc_id=None, config=jsonable_encoder(req.options), owner=owner, kind="audit")
         s = self.settings

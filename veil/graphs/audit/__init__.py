@@ -15,7 +15,7 @@ from veil.graphs.audit.graph import build_graph
 from veil.llm import LLMSettings
 from veil.logging import get_logger
 
-__all__ = ["AuditConfig", "AuditContext", "build_graph", "run_audit", "default_db_path", "make_judge", "make_atomizer"]
+__all__ = ["AuditConfig", "AuditContext", "build_graph", "check_inputs", "run_audit", "default_db_path", "make_judge", "make_atomizer"]
 
 log = get_logger(__name__)
 
@@ -70,6 +70,20 @@ def _validate(
         raise UserInputError(f"{len(ids)} ids for {len(originals)} original records")
     if sanitized_ids is not None and len(sanitized_ids) != len(sanitized):
         raise UserInputError(f"{len(sanitized_ids)} ids for {len(sanitized)} sanitized records")
+    if config.linker == "bm25":
+        from veil.evals.linking import bm25_tokenize
+
+        if not bm25_tokenize(list(sanitized), stem=False).vocab:  # bm25s cannot index an empty vocabulary
+            raise UserInputError("the sanitized texts have no word to link on (only stopwords, one-letter words "
+                                 "or punctuation): nothing to audit")
+
+
+def check_inputs(originals: list[str], sanitized: list[str], config: AuditConfig, *,
+                 claims: list[list[str]] | None = None, ids: list[str] | None = None,
+                 sanitized_ids: list[str] | None = None) -> None:
+    """What :func:`run_audit` refuses (``UserInputError``), checked before an audit starts (the
+    server answers 400 instead of failing the audit in the background)."""
+    _validate(originals, sanitized, config, claims, ids, sanitized_ids)
 
 
 async def run_audit(
