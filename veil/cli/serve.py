@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from veil.cli.common import add_db_arg, add_engine_args, engine_options, llm_settings
 from veil.errors import UserInputError
@@ -67,7 +68,21 @@ def run(args: argparse.Namespace) -> int:
     if not settings.api_keys:
         print("veil: warning: no API key configured, auth is off", file=sys.stderr)
     app = create_app(settings)
+    engine = settings.engine + (f", model {settings.llm.model} at {settings.llm.base_url}"
+                                if settings.engine == "llm" and settings.llm else "")
+    auth = f"{len(settings.api_keys)} API key(s)" if settings.api_keys else "no auth"
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:  # bound: say where (the real port when --port 0)
+                host, port = self.servers[0].sockets[0].getsockname()[:2] if self.servers else (settings.host,
+                                                                                                 settings.port)
+                shown = f"[{host}]" if ":" in str(host) else host
+                print(f"veil: listening on http://{shown}:{port} (engine {engine}; {auth}); Ctrl-C to stop",
+                      file=sys.stderr, flush=True)
+
     # uvicorn's access log would print query strings (?key=...): ours logs the route template only
-    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, access_log=False,
-                timeout_graceful_shutdown=10)
+    Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_config=None, access_log=False,
+                          timeout_graceful_shutdown=10)).run()
     return 0
