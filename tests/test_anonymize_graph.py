@@ -58,7 +58,7 @@ async def test_privacy_mode_until_protected_then_utility_mode(scripted_llm, bios
     assert ["PRIVACY MODE" in p for p in prompts] == [True, True, False]
     assert ["UTILITY MODE" in p for p in prompts] == [False, False, True]
     # the attacker's clues are the optimizer's feedback in privacy mode
-    assert "What the attacker used (clues): the name is still written in the text; Sacramento" in prompts[0]
+    assert "Attacker's clues: the name is still written in the text; Sacramento" in prompts[0]
     # the name itself never reaches the optimizer: it is replaced before the model sees the text
     assert not any("Fishback" in p for p in prompts)
 

@@ -7,7 +7,7 @@ import sqlite3
 
 from tests.conftest import AgentScript, anonymize_docs, identity_answer, optimizer_answer, optimizer_prompts
 from veil.agents.base import MemoryEntry
-from veil.agents.optimizer import format_memory
+from veil.agents.optimizer import changes, format_memory
 from veil.graphs.anonymize import AnonymizeConfig
 from veil.memory.store import MemoryStore, checkpoint_path, default_db_path, unified_diff
 
@@ -98,14 +98,27 @@ def test_default_paths_follow_veil_home(tmp_path, monkeypatch):
 
 def test_format_memory():
     entries = [
-        MemoryEntry(iteration=0, text="orig", privacy_score=1, utility_score=0.9, mode=None),
-        MemoryEntry(iteration=1, text="edit", privacy_score=11, utility_score=0.5, mode="privacy"),
+        MemoryEntry(iteration=0, text="Born in Sacramento in the spring.", privacy_score=1, utility_score=0.9, mode=None),
+        MemoryEntry(iteration=1, text="Born in California in the spring.", privacy_score=11, utility_score=0.5,
+                    mode="privacy"),
     ]
-    out = format_memory(entries, k=10)
-    assert "[version 0 | privacy: rank 1 | utility: 90/100 | mode: original]\norig" in out
-    assert "[version 1 | privacy: not re-identified | utility: 50/100 | mode: privacy]\nedit" in out
-    assert out.index("version 0") < out.index("version 1")
+    out = format_memory(entries, k=10, current="Born in California.")
+    # scores and the edits to the next version, never an earlier version's whole text
+    assert out.splitlines() == [
+        'v0 (original; privacy rank 1; utility 90/100): edits: "Sacramento" -> "California"',
+        'v1 (privacy; privacy not re-identified; utility 50/100): edits to the current text: deleted "in the spring"',
+    ]
+    same = format_memory(entries, k=10, current="Born in California in the spring.")
+    assert same.splitlines()[-1].endswith("utility 50/100): the current text")
     assert format_memory([], k=10) == "(no earlier versions)"
+
+
+def test_changes_are_word_level_and_bounded():
+    assert changes("a b c", "a b c") == "no change"
+    assert changes("a b c", "a x c d") == '"b" -> "x"; added "d"'
+    many = changes(" ".join(f"w{i}" for i in range(40)), " ".join(f"w{i}" if i % 4 else "X" for i in range(40)))
+    assert many.count("->") == 8 and many.endswith("; 2 more")
+    assert changes("a " + "long " * 30, "a")[:-1].endswith("…")
 
 
 async def test_memory_survives_a_restart(scripted_llm, bios, db_path):
@@ -153,15 +166,15 @@ async def test_optimizer_prompt_contains_earlier_versions_from_memory(scripted_l
     await anonymize_docs(llm, [bio.document()], db_path, config)
     prompts = optimizer_prompts(llm)
     assert len(prompts) == 4
-    memory_of = [p.split("Earlier versions and their scores (oldest first):", 1)[1] for p in prompts]
-    assert "[version 0 | privacy: rank 1 | utility: 95/100 | mode: original]" in memory_of[0]
-    assert "[version 1 " not in memory_of[0]
-    # the window: the last 2 recorded versions, oldest first
-    assert "[version 0 " in memory_of[1] and "[version 1 " in memory_of[1]
-    assert memory_of[1].index("[version 0 ") < memory_of[1].index("[version 1 ")
-    assert "[version 0 " not in memory_of[3]
-    assert "[version 2 | privacy: rank 1 | utility: 95/100 | mode: privacy]\n" + bio.text.replace(bio.name, "The chemist") + " [va] [vb]" in memory_of[3]  # the name never reaches the model
-    assert "[version 3 " in memory_of[3]
+    memory_of = [p.split("Earlier versions (oldest first):\n", 1)[1].split("\n\n", 1)[0] for p in prompts]
+    # the first call: the original is the current text (the name replaced in both before the model sees them)
+    assert memory_of[0].splitlines() == ["v0 (original; privacy rank 1; utility 95/100): the current text"]
+    # the window: the last 2 recorded versions, oldest first, as edits; the current text is never repeated
+    assert [line.split(" ", 1)[0] for line in memory_of[1].splitlines()] == ["v0", "v1"]
+    assert [line.split(" ", 1)[0] for line in memory_of[3].splitlines()] == ["v2", "v3"]
+    assert memory_of[3].splitlines()[0] == 'v2 (privacy; privacy rank 1; utility 95/100): edits: added "[vc]"'
+    assert memory_of[3].splitlines()[1].endswith("utility 95/100): the current text")
+    assert all(bio.name not in m and bio.text[40:80] not in m for m in memory_of)  # no whole version, no name
 
 
 async def test_memory_window_zero_shows_no_versions(scripted_llm, bios, db_path):

@@ -39,6 +39,7 @@ _MARKUP = re.compile(r"[{}]|</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?>|```")
 _ECHO = re.compile(
     r"improved version|json_string|\{[a-z_]{2,30}\}|</?text>|PRIVACY MODE|UTILITY MODE|Current text:|"
     r"Current scores:|Earlier versions and their scores|What the attacker used|Write the improved|"
+    r"Attacker's clues:|Earlier versions \(oldest first\)|edits to the current text:|"
     r"Answer in JSON|The original text|original text was|\"(?:text|edits|rationale|before|after|operation|reason)\"\s*:|"
     r"\b(?:rationale|edits)\s*:",
     re.I,

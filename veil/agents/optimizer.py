@@ -13,12 +13,15 @@ Around the model, deterministic steps (issue 12):
    version so far and records why;
 3. a name or protected attribute value the answer still writes is removed the same way.
 
-Generation is bounded by the input: ``max_tokens`` about 1.5x the text plus room for the edits,
-the new text capped at 1.3x the input's characters in the schema.
+Generation is bounded by the input: ``max_tokens`` about 1.3x the text plus room for at most
+4 edits, the new text capped at 1.3x the input's characters in the schema. The memory is sent as
+the edits between earlier versions and their scores (:func:`format_memory`), not their text.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
 from typing import Literal
 
 from pydantic import BaseModel
@@ -43,7 +46,7 @@ from veil.logging import get_logger
 from veil.prompts import render
 
 log = get_logger(__name__)
-MAX_EDITS = 6
+MAX_EDITS = 4
 
 
 class EditItem(BaseModel):
@@ -59,21 +62,77 @@ class OptimizerAnswer(BaseModel):
     rationale: capped(200)
 
 
-def format_memory(memory: list[MemoryEntry], k: int) -> str:
+MAX_MEMORY_CHANGES = 8  # changes listed per earlier version
+_CHANGE_CHARS = 60
+
+
+_TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+def _quote(text: str) -> str:
+    t = " ".join(text.split())
+    return '"' + (t if len(t) <= _CHANGE_CHARS else t[: _CHANGE_CHARS - 1] + "…") + '"'
+
+
+def changes(before: str, after: str, limit: int = MAX_MEMORY_CHANGES) -> str:
+    """The edits that turned ``before`` into ``after``, word level, changes only
+    (``"Sacramento" -> "California"; deleted "in 1942"; added "..."``): what the memory sends
+    instead of whole earlier versions. Changes separated only by white space are one change."""
+    a, b = _TOKEN.findall(before), _TOKEN.findall(after)
+    segs = [[op != "equal", "".join(a[i1:i2]), "".join(b[j1:j2])]
+            for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()]
+    for i in range(1, len(segs) - 1):  # white space between two changes joins them
+        if not segs[i][0] and not segs[i][1].strip() and segs[i - 1][0] and segs[i + 1][0]:
+            segs[i][0] = True
+    merged: list[list] = []
+    for seg in segs:
+        if merged and seg[0] and merged[-1][0]:
+            merged[-1][1] += seg[1]
+            merged[-1][2] += seg[2]
+        else:
+            merged.append(seg)
+    out = []
+    for changed, old, new in merged:
+        if not changed or not (old.strip() or new.strip()):
+            continue
+        if old.strip() and new.strip():
+            out.append(f"{_quote(old)} -> {_quote(new)}")
+        elif old.strip():
+            out.append(f"deleted {_quote(old)}")
+        else:
+            out.append(f"added {_quote(new)}")
+    if not out:
+        return "no change"
+    more = f"; {len(out) - limit} more" if len(out) > limit else ""
+    return "; ".join(out[:limit]) + more
+
+
+def format_memory(memory: list[MemoryEntry], k: int, current: str | None = None) -> str:
+    """The earlier versions the optimizer remembers, oldest first: each with its scores and the
+    edits that led from it to the next version (the last one to ``current``, the text the model
+    edits now), never their whole text again: the current text carries what they kept."""
     if not memory:
         return "(no earlier versions)"
-    blocks = []
-    for m in memory:
+    lines = []
+    for i, m in enumerate(memory):
         p = "not re-identified" if m.privacy_score is not None and m.privacy_score > k else f"rank {m.privacy_score}"
         u = "n/a" if m.utility_score is None else f"{m.utility_score * 100:.0f}/100"
-        blocks.append(f"[version {m.iteration} | privacy: {p} | utility: {u} | mode: {m.mode or 'original'}]\n{m.text}")
-    return "\n\n".join(blocks)
+        nxt = memory[i + 1].text if i + 1 < len(memory) else current
+        if nxt is None:
+            then = m.text
+        elif nxt.strip() == m.text.strip():
+            then = "the current text" if i + 1 == len(memory) else "no change"
+        else:
+            then = ("edits to the current text: " if i + 1 == len(memory) else "edits: ") + changes(m.text, nxt)
+        lines.append(f"v{m.iteration} ({m.mode or 'original'}; privacy {p}; utility {u}): {then}")
+    return "\n".join(lines)
 
 
 def token_budget(text: str) -> int:
-    """max_tokens of an optimizer call: the new text (about 1.5x the input's tokens) plus the
-    edit list and the rationale."""
-    return int(1.5 * estimate_tokens(text)) + MAX_EDITS * 40 + 80
+    """max_tokens of an optimizer call: the new text (at most 1.3x the input, which the guards
+    allow; ``estimate_tokens`` already counts generously) plus the edit list and the rationale.
+    A looping answer is cut here, so the bound is also what a loop costs."""
+    return int(MAX_GROWTH * estimate_tokens(text)) + MAX_EDITS * 32 + 48
 
 
 class LLMOptimizer(Optimizer):
@@ -104,7 +163,7 @@ class LLMOptimizer(Optimizer):
             task.profile,
             "optimizer",
             text=given,
-            memory=format_memory(memory, task.k),
+            memory=format_memory(memory, task.k, given),
             instruction=instruction,
             feedback=feedback,
             privacy=("not re-identified" if task.privacy_met(privacy.score) else f"re-identified at rank {privacy.score}"),
