@@ -191,6 +191,8 @@ def db_path(tmp_path: Path) -> Path:
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing a test does may land in the user's ~/.veil or pick up their endpoint."""
     monkeypatch.setenv("VEIL_HOME", str(tmp_path / "veil-home"))
+    # the tests read runs' iterations (texts, clues, edits); the default (none) is tested in test_home.py
+    monkeypatch.setenv("VEIL_STORE_TEXT", "full")
     for var in ("VEIL_LLM_BASE_URL", "VEIL_LLM_MODEL", "VEIL_LLM_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY",
                 "VEIL_LLM_TIMEOUT", "VEIL_ENGINE"):
         monkeypatch.delenv(var, raising=False)

@@ -206,6 +206,8 @@ class Anonymizer:
             seconds=time.perf_counter() - t0,
         )
         self.memory.finish_run(run_id, result=result.model_dump())
+        # done: its checkpoints (every state, texts included) are not needed to resume any more
+        await self.graph.checkpointer.adelete_thread(run_id)
         log.info(
             "run_done", run_id=run_id, doc_id=doc.id, privacy=result.privacy_score, status=status,
             iterations=result.iterations, rejections=len(result.rejections), seconds=round(result.seconds, 3),

@@ -18,6 +18,7 @@ def configure(level: str | None = None, json: bool | None = None) -> None:
     level = (level or os.environ.get("VEIL_LOG_LEVEL", "WARNING")).upper()
     json = json if json is not None else os.environ.get("VEIL_LOG_JSON", "1") != "0"
     logging.basicConfig(stream=sys.stderr, level=level, format="%(message)s")
+    quiet_third_party()
     renderer = structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
     structlog.configure(
         processors=[
@@ -31,6 +32,18 @@ def configure(level: str | None = None, json: bool | None = None) -> None:
         cache_logger_on_first_use=True,
     )
     _configured = True
+
+
+# Libraries whose DEBUG/INFO records carry input text: aiosqlite logs every call with its SQL
+# parameters (the texts written to veil.db and the checkpoints), httpx/httpcore/openai the
+# request bodies and URLs sent to the LLM endpoint. They are held at WARNING whatever the level.
+QUIET_LOGGERS = ("aiosqlite", "httpx", "httpcore", "openai", "openai._base_client", "urllib3", "hpack",
+                 "presidio-analyzer", "presidio_analyzer", "sentence_transformers", "langgraph", "multipart")
+
+
+def quiet_third_party() -> None:
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
 
 
 def get_logger(name: str):

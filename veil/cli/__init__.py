@@ -12,7 +12,7 @@ from veil import __version__
 from veil.errors import LLMError, UserInputError, VeilError
 
 # sub-command modules, in the order `veil --help` lists them
-COMMANDS = ("anonymize", "trace", "eval", "audit", "serve")
+COMMANDS = ("anonymize", "trace", "eval", "audit", "serve", "purge")
 
 EXIT_USER = 2
 EXIT_LLM = 3

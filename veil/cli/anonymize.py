@@ -14,7 +14,8 @@ from typing import Any
 from veil.anonymizer import UNVERIFIED_HINT, AnonymizeResult, Anonymizer
 from veil.batch import run_concurrently
 from veil.cli.folder import batch_run_id, safe_anonymize
-from veil.cli.common import add_db_arg, add_engine_args, add_restart_arg, engine_options, llm_settings, run_options
+from veil.cli.common import (add_db_arg, add_engine_args, add_restart_arg, add_store_text_arg, engine_options,
+                             llm_settings, run_options)
 from veil.documents import Document
 from veil.errors import UserInputError, VeilError
 from veil.graphs.anonymize import AnonymizeConfig
@@ -46,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_restart_arg(p)
     add_engine_args(p)
     add_db_arg(p)
+    add_store_text_arg(p)
     p.set_defaults(func=run)
 
 
@@ -125,6 +127,8 @@ async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, ite
         async with Anonymizer(
             args.engine, config=config, llm=llm_settings(args), db_path=args.db, engine_options=engine_options(args)
         ) as anon:
+            if args.store_text:
+                anon.memory.store_text = args.store_text
             await anon.prepare(docs)
 
             def done(doc: Document, r: AnonymizeResult) -> None:

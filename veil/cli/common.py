@@ -51,6 +51,13 @@ def add_db_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", type=Path, help="memory database (default: $VEIL_HOME/veil.db, VEIL_HOME=~/.veil)")
 
 
+def add_store_text_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--store-text", choices=["none", "hash", "full"],
+                   help="what veil.db keeps of a finished run's texts (iterations, diffs, clues, edits, the protected "
+                        "name): none (default; $VEIL_STORE_TEXT), hash (sha256 of each text) or full (what "
+                        "`veil trace show` needs to show the edits)")
+
+
 def llm_settings(args: argparse.Namespace) -> LLMSettings:
     concurrency = getattr(args, "llm_concurrency", None)
     if concurrency is not None and concurrency < 1:

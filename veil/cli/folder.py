@@ -70,8 +70,11 @@ def batch_run_id(batch_id: str, key: str) -> str:
 
 
 def _anonymizer(args: argparse.Namespace, config: AnonymizeConfig) -> Anonymizer:
-    return Anonymizer(args.engine, config=config, llm=llm_settings(args), db_path=args.db,
+    anon = Anonymizer(args.engine, config=config, llm=llm_settings(args), db_path=args.db,
                       engine_options=engine_options(args))
+    if getattr(args, "store_text", None):
+        anon.memory.store_text = args.store_text
+    return anon
 
 
 async def safe_anonymize(anon: Anonymizer, doc: Document, run_id: str | None = None) -> AnonymizeResult:

@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Any
 
-from veil.cli.common import add_db_arg, add_engine_args, engine_options, llm_settings
+from veil.cli.common import add_db_arg, add_engine_args, add_store_text_arg, engine_options, llm_settings
 from veil.errors import UserInputError
 from veil.server.settings import DEFAULT_MAX_BODY_BYTES, ServerSettings, is_loopback
 
@@ -34,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-running", type=int, default=64, help="documents in flight over the whole server (default 64)")
     add_engine_args(p)
     add_db_arg(p)
+    add_store_text_arg(p)
     p.set_defaults(func=run)
 
 
@@ -63,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     from veil.logging import configure
     from veil.server.app import create_app
 
+    if args.store_text:  # read by every MemoryStore of this process (the server's own)
+        os.environ["VEIL_STORE_TEXT"] = args.store_text
     settings = settings_from_args(args)
     configure(level=os.environ.get("VEIL_LOG_LEVEL", "INFO"))
     if not settings.api_keys:

@@ -83,7 +83,12 @@ def run_show(args: argparse.Namespace) -> int:
                           f"{rej.get('reason')}; the best version so far was kept", markup=False)
     if run.get("error"):
         console.print(f"[red]error:[/red] {run['error']}")
-    if not args.no_text:
+    stored = run.get("text_stored") or "full"
+    if stored != "full":
+        console.print(f"texts, clues and edits not stored (store-text {stored}"
+                      + ("; the iterations keep a sha256 of each text" if stored == "hash" else "")
+                      + "): anonymize with --store-text full to see them here", markup=False)
+    elif not args.no_text:
         for it in its:
             console.rule(f"iteration {it['iteration']} ({it['mode'] or 'original'})")
             console.print(diff_text(it["diff"]) if it["diff"] else Text(it["text"]))

@@ -9,7 +9,15 @@ Many processes, one home: every connection to either file (:func:`connect`,
 :func:`open_checkpointer`) uses WAL mode (readers never block the writer) and waits up to
 ``BUSY_TIMEOUT_S`` for another process's write instead of failing with "database is locked",
 so a CLI run, ``veil serve`` and ``veil trace`` can share ``$VEIL_HOME``. Database files are
-created readable by their owner only (0600), in a home folder created 0700.
+created readable by their owner only (0600), in a home folder created 0700, and deleted rows
+are overwritten (``secure_delete``).
+
+Nothing kept in the clear that need not be: the texts of a run (every iteration's text, its
+diff, the attacker's clues, the optimizer's edits) are needed while it runs (the optimizer's
+memory) and are scrubbed when it finishes, as ``store_text`` says (``$VEIL_STORE_TEXT``,
+``--store-text``): ``none`` (the default) keeps no text, ``hash`` a sha256 of each text,
+``full`` everything. The ground truth a run protected (name, attributes) is kept only with
+``full``. A failed run keeps its texts for its retry until it succeeds or ``veil purge``.
 
 The stdlib ``sqlite3`` is used directly (not an ORM) because the schema is two tables and
 every access is a short indexed query; calls are serialised by a lock so one store can be
@@ -19,6 +27,7 @@ shared by the concurrent documents of a batch.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import os
 import sqlite3
@@ -41,7 +50,8 @@ CREATE TABLE IF NOT EXISTS runs (
     result      TEXT,
     error       TEXT,
     created_at  REAL NOT NULL,
-    updated_at  REAL NOT NULL
+    updated_at  REAL NOT NULL,
+    text_stored TEXT
 );
 CREATE TABLE IF NOT EXISTS iterations (
     run_id            TEXT NOT NULL,
@@ -62,6 +72,23 @@ CREATE TABLE IF NOT EXISTS iterations (
 );
 CREATE INDEX IF NOT EXISTS runs_owner ON runs(owner, created_at);
 """
+# columns added since the first schema, for databases made before them: (table, column, definition)
+MIGRATIONS = (("runs", "text_stored", "TEXT"),)
+
+STORE_TEXT = ("none", "hash", "full")
+
+
+def default_store_text() -> str:
+    value = (os.environ.get("VEIL_STORE_TEXT") or "none").strip().lower()
+    if value not in STORE_TEXT:
+        from veil.errors import UserInputError
+
+        raise UserInputError(f"VEIL_STORE_TEXT={value!r}: expected one of {', '.join(STORE_TEXT)}")
+    return value
+
+
+def text_hash(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def default_home() -> Path:
@@ -96,6 +123,7 @@ def connect(path: str | Path) -> sqlite3.Connection:
     conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA secure_delete=ON")
     return conn
 
 
@@ -111,6 +139,7 @@ async def open_checkpointer(path: str | Path) -> AsyncIterator[Any]:
     async with aiosqlite.connect(str(path), timeout=BUSY_TIMEOUT_S) as conn:
         await conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         await conn.execute("PRAGMA journal_mode=WAL")
+        await conn.execute("PRAGMA secure_delete=ON")
         yield AsyncSqliteSaver(conn)
 
 
@@ -130,14 +159,35 @@ def unified_diff(before: str, after: str) -> str:
 
 
 class MemoryStore:
-    def __init__(self, path: str | Path | None = None):
+    def __init__(self, path: str | Path | None = None, *, store_text: str | None = None):
         self.path = Path(path) if path else default_db_path()
+        self._store_text = store_text
+        self.store_text  # noqa: B018 - a bad value fails here, not when a run finishes
         self._lock = threading.Lock()
         self._conn = connect(self.path)
         self._conn.row_factory = sqlite3.Row
         with self._lock:
             self._conn.executescript(SCHEMA)
+            for table, column, definition in MIGRATIONS:
+                if column not in {r["name"] for r in self._conn.execute(f"PRAGMA table_info({table})")}:
+                    try:
+                        self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+                    except sqlite3.OperationalError as e:  # another process added it just now
+                        if "duplicate column" not in str(e):
+                            raise
             self._conn.commit()
+
+    @property
+    def store_text(self) -> str:
+        """none | hash | full: as set, else ``$VEIL_STORE_TEXT`` (read when a run finishes)."""
+        value = self._store_text or default_store_text()
+        if value not in STORE_TEXT:
+            raise ValueError(f"store_text must be one of {STORE_TEXT}")
+        return value
+
+    @store_text.setter
+    def store_text(self, value: str | None) -> None:
+        self._store_text = value
 
     def close(self) -> None:
         with self._lock:
@@ -157,13 +207,63 @@ class MemoryStore:
             self._conn.commit()
 
     def finish_run(self, run_id: str, *, result: dict[str, Any] | None = None, error: str | None = None) -> None:
+        """Record the outcome. A run that is done has its texts scrubbed as ``store_text`` says
+        (a failed one keeps them for its retry)."""
         status = "failed" if error else "done"
+        stored = "full"
         with self._lock:
+            if status == "done" and self.store_text != "full":
+                self._scrub(run_id)
+                stored = self.store_text
+                if result is not None and result.get("protected"):
+                    result = {**result, "protected": self._redacted(result["protected"])}
             self._conn.execute(
-                "UPDATE runs SET status=?, result=?, error=?, updated_at=? WHERE run_id=?",
-                (status, json.dumps(result) if result is not None else None, error, time.time(), run_id),
+                "UPDATE runs SET status=?, result=?, error=?, text_stored=?, updated_at=? WHERE run_id=?",
+                (status, json.dumps(result) if result is not None else None, error, stored, time.time(), run_id),
             )
             self._conn.commit()
+
+    def _scrub(self, run_id: str) -> None:
+        """Replace the texts of a run's iterations (none: empty, hash: their sha256) and drop
+        their diffs, clues and edits (fragments of the text). Call under the lock."""
+        rows = self._conn.execute("SELECT iteration, text FROM iterations WHERE run_id=?", (run_id,)).fetchall()
+        for r in rows:
+            text = "" if self.store_text == "none" else text_hash(r["text"] or "")
+            self._conn.execute(
+                "UPDATE iterations SET text=?, diff=NULL, clues='[]', edits='[]' WHERE run_id=? AND iteration=?",
+                (text, run_id, r["iteration"]),
+            )
+
+    def _redacted(self, protected: dict[str, Any]) -> dict[str, Any]:
+        if self.store_text == "none":
+            return {k: "(not stored)" for k in protected}
+        return {k: text_hash(json.dumps(v, sort_keys=True, ensure_ascii=False)) for k, v in protected.items()}
+
+    # -- purge ---------------------------------------------------------------------------
+    def run_ids(self, *, older_than: float | None = None) -> list[str]:
+        """Every run id, or those created before the epoch time ``older_than``."""
+        q, args = "SELECT run_id FROM runs", ()
+        if older_than is not None:
+            q, args = q + " WHERE created_at < ?", (older_than,)
+        with self._lock:
+            return [r["run_id"] for r in self._conn.execute(q, args).fetchall()]
+
+    def delete_runs(self, run_ids: list[str]) -> int:
+        """Delete runs and their iterations; returns how many runs were deleted."""
+        n = 0
+        with self._lock:
+            for i in range(0, len(run_ids), 500):
+                chunk = run_ids[i : i + 500]
+                marks = ",".join("?" * len(chunk))
+                self._conn.execute(f"DELETE FROM iterations WHERE run_id IN ({marks})", chunk)
+                n += self._conn.execute(f"DELETE FROM runs WHERE run_id IN ({marks})", chunk).rowcount
+            self._conn.commit()
+        return n
+
+    def vacuum(self) -> None:
+        """Give the freed pages back to the file system (the file shrinks)."""
+        with self._lock:
+            self._conn.execute("VACUUM")
 
     def get_run(self, run_id: str) -> dict[str, Any] | None:
         with self._lock:

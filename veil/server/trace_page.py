@@ -169,6 +169,11 @@ def render_trace(run: dict[str, Any], iterations: list[dict[str, Any]]) -> str:
         h.append("</section>")
     else:
         h.append('<p class="empty">No iteration recorded yet.</p>')
+    stored = run.get("text_stored") or "full"
+    if stored != "full":
+        h.append(f'<p class="note text-not-stored">The texts, clues and edits of this run were not stored (store-text '
+                 f'{escape(stored)}{"; each iteration keeps a sha256 of its text" if stored == "hash" else ""}): '
+                 'anonymize with <code>--store-text full</code> to see them here.</p>')
     prev: str | None = None
     for it in iterations:
         classes = "iteration" + (" best" if it["iteration"] == best else "")
@@ -201,8 +206,11 @@ def render_trace(run: dict[str, Any], iterations: list[dict[str, Any]]) -> str:
                     + "</li>"
                 )
             h.append("</ul></div>")
-        text_html = escape(it["text"]) if prev is None else diff_html(prev, it["text"])
-        h.append(f'<div class="text{" diff" if prev is not None else ""}">{text_html}</div>')
+        if stored == "hash":
+            h.append(f'<p class="text-hash"><code>{escape(it["text"])}</code></p>')
+        elif stored == "full":
+            text_html = escape(it["text"]) if prev is None else diff_html(prev, it["text"])
+            h.append(f'<div class="text{" diff" if prev is not None else ""}">{text_html}</div>')
         h.append("</section>")
         prev = it["text"]
     return _page(f"veil trace {run['run_id']}", "".join(h))
