@@ -13,7 +13,7 @@ from typing import Any
 
 from veil.cli.common import add_db_arg, add_llm_args, llm_settings
 from veil.errors import UserInputError
-from veil.io import decode_text
+from veil.io import DEFAULT_OUTPUT_FIELD, decode_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -77,7 +77,7 @@ def _field(records: list[Any], path: Path, field: str) -> list[str]:
     return out
 
 
-DEFAULT_SANITIZED_FIELD = "anonymized_text"  # what `veil anonymize` writes (veil.io.DEFAULT_OUTPUT_FIELD)
+DEFAULT_SANITIZED_FIELD = DEFAULT_OUTPUT_FIELD  # what `veil anonymize` writes
 
 
 def _has(records: list[Any], field: str) -> bool:

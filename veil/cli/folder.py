@@ -21,9 +21,11 @@ documents at a time, and mirrors the folder structure in OUTDIR:
   them; ``--restart`` redoes every document;
 * the exit code is 1 when any document failed, else 0.
 
-``veil anonymize FILE.csv --text-field COL [-o OUT.csv]`` anonymizes one column of a CSV and
-writes the CSV back with ``anonymized_text``, ``privacy_score``, ``utility_score``, ``run_id``
-and ``error`` columns added (journalled, fingerprinted and resumable like JSONL input).
+``veil anonymize FILE.csv --text-field COL [-o OUT.csv]`` anonymizes one column of a CSV (parsed
+strictly: a malformed row is a per-row error naming its lines) and writes the CSV back with
+the columns of :func:`veil.io.added_fields` (``anonymized_text`` or ``--output-field``,
+``privacy_score``, ``utility_score``, ``privacy_status``, ``privacy_note``, ``run_id``, ``error``)
+added, never over an input column (journalled, fingerprinted and resumable like JSONL input).
 """
 
 from __future__ import annotations
