@@ -45,13 +45,30 @@ def parse(text: str, *, light: bool = False):
     return _parse(text, light)
 
 
+# spaCy does not promise that one pipeline may run in several threads at once (its string store
+# grows as it meets new words); the engines parse in worker threads, so parses take turns
+_PARSE_LOCK = threading.Lock()
+
+
 @lru_cache(maxsize=2048)
 def _parse(text: str, light: bool):
-    return nlp()(text, disable=["ner", "lemmatizer"]) if light else nlp()(text)
+    model = nlp()
+    with _PARSE_LOCK:
+        return model(text, disable=["ner", "lemmatizer"]) if light else model(text)
+
+
+def text_of(doc) -> str:
+    """``doc.text``, which spaCy rebuilds from every token on each access: kept once per Doc."""
+    text = doc.user_data.get("veil_text")
+    if text is None:
+        text = doc.user_data["veil_text"] = doc.text
+    return text
 
 
 def parse_many(texts: Iterable[str], batch_size: int = 32) -> list:
-    return list(nlp().pipe(texts, batch_size=batch_size))
+    model = nlp()
+    with _PARSE_LOCK:
+        return list(model.pipe(texts, batch_size=batch_size))
 
 
 def sentence_spans(doc) -> list[tuple[int, int]]:
@@ -72,7 +89,8 @@ def sentences(text: str) -> list[str]:
     if not text.strip():
         return []
     doc = parse(text, light=True)  # sentence boundaries come from the parser, not the NER
-    return [doc.text[a:b] for a, b in sentence_spans(doc)]
+    text = text_of(doc)
+    return [text[a:b] for a, b in sentence_spans(doc)]
 
 
 # ------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ an LLM, but it is an honest lower bound of what leaks and it names its evidence.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import Counter
 
@@ -27,7 +28,8 @@ class LocalAttributeInferrer(AttributeInferrer):
     engine = "local"
 
     async def infer(self, text: str, task: Task, *, batch: Batch | None = None) -> InferenceResult:
-        return InferenceResult(inferences=infer_attributes(text))
+        # CPU work (a parse): in a worker thread, off the event loop
+        return InferenceResult(inferences=await asyncio.to_thread(infer_attributes, text))
 
 
 # attributes whose value a text can state word for word ("Zurich", "software engineer")

@@ -169,6 +169,18 @@ class Analysis:
     sentences: list[tuple[int, int]]
     has_root: list[bool]
     units: list[Unit]
+    _by_sentence: list[list[int]] | None = field(default=None, repr=False)
+    _rendered: dict[tuple, str] = field(default_factory=dict, repr=False)
+
+    def by_sentence(self, si: int) -> list[int]:
+        """The units of sentence si, in unit order (plans look a sentence up, never scan every
+        unit: long documents have tens of thousands)."""
+        if self._by_sentence is None:
+            index: list[list[int]] = [[] for _ in self.sentences]
+            for i, u in enumerate(self.units):
+                index[u.sentence].append(i)
+            self._by_sentence = index
+        return self._by_sentence[si]
 
 
 def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny: set[str]) -> Analysis:
@@ -222,10 +234,15 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         units.append(Unit("span", s.start, s.end, sentence_of(s.start), s.text, span=s, options=options,
                           direct=direct, policy=d.replacement, drop_unit=d.drop_unit, reason=d.reason,
                           tokens=list(_tokens_of(s.text))))
-    span_bounds = [(u.start, u.end) for u in units]
+    span_bounds: dict[int, list[tuple[int, int]]] = {}  # by sentence: a constituent never leaves its own
+    for u in units:
+        for si in {u.sentence, sentence_of(max(u.start, u.end - 1))}:
+            span_bounds.setdefault(si, []).append((u.start, u.end))
     for c in constituents(doc, sents) if english else []:
         # a deletion must take a span whole or leave it alone
-        if any(c.start < e and b < c.end and not (c.start <= b and e <= c.end) for b, e in span_bounds):
+        c_start, c_end = c.start, c.end
+        if any(c_start < e and b < c_end and not (c_start <= b and e <= c_end)
+               for b, e in span_bounds.get(c.sentence, ())):
             continue
         body = " ".join(text[p.start:p.end] for p in c.pieces)
         units.append(Unit(c.kind, c.start, c.end, c.sentence if c.kind != "sentence" else c.sentence, body,
@@ -249,8 +266,15 @@ LOCATIVE = frozenset("in from near across throughout around to into within outsi
 _ARGUMENT_DEPS = ("nsubj", "nsubjpass", "dobj", "dative", "iobj", "oprd")
 
 
+def _tokens_in(s: Span, doc) -> list:
+    """The tokens that start inside the span (a binary search in the Doc, not a scan: long
+    documents have thousands of spans)."""
+    sp = doc.char_span(s.start, s.end, alignment_mode="expand")
+    return [t for t in sp if t.idx >= s.start] if sp is not None else []
+
+
 def _span_head(s: Span, doc):
-    toks = [t for t in doc if s.start <= t.idx < s.end]
+    toks = _tokens_in(s, doc)
     if not toks:
         return None, toks
     return max(toks, key=lambda t: (t.head.i < toks[0].i or t.head.i > toks[-1].i, t.i)), toks
@@ -259,7 +283,7 @@ def _span_head(s: Span, doc):
 def _first_head(s: Span, doc):
     """The first token of the span attached outside it: "Evanston" of "Evanston, Illinois" (the
     parser may hang "Illinois" anywhere), the noun of "the Daily Telegraph"."""
-    toks = [t for t in doc if s.start <= t.idx < s.end]
+    toks = _tokens_in(s, doc)
     outside = [t for t in toks if t.head.i < toks[0].i or t.head.i > toks[-1].i or t.head.i == t.i]
     return (outside[0] if outside else (toks[-1] if toks else None)), toks
 
@@ -322,7 +346,7 @@ def _with_compounds(s: Span, doc) -> Span:
     if i == toks[0].i:
         return s
     start = doc[i].idx
-    return Span(start, s.end, doc.text[start:s.end], s.type, s.score, s.evidence, s.meta)
+    return Span(start, s.end, nlp.text_of(doc)[start:s.end], s.type, s.score, s.evidence, s.meta)
 
 
 def _with_slot(s: Span, doc) -> Span:
@@ -355,7 +379,7 @@ def _with_slot(s: Span, doc) -> Span:
         meta["slot"] = "object"
     if "slot" not in meta:
         return s
-    return Span(s.start, end, doc.text[s.start:end], s.type, s.score, s.evidence, meta)
+    return Span(s.start, end, nlp.text_of(doc)[s.start:end], s.type, s.score, s.evidence, meta)
 
 
 _NOT_PERSON_HEADS = frozenset("""ranch creek farm park club team fc afc united city rovers wanderers athletic
@@ -437,12 +461,20 @@ class Plan:
     # -- rendering, sentence by sentence -----------------------------------------------------
     def render_sentence(self, si: int, choice: dict[int, str] | None = None) -> str:
         choice = self.choice if choice is None else choice
+        mine = tuple((i, choice[i]) for i in self.analysis.by_sentence(si) if i in choice)
+        cache = self.analysis._rendered
+        key = (si, mine)
+        if key not in cache:
+            if len(cache) > 100_000:
+                cache.clear()
+            cache[key] = self._render_sentence(si, mine)
+        return cache[key]
+
+    def _render_sentence(self, si: int, mine: tuple[tuple[int, str], ...]) -> str:
         a, b = self.analysis.sentences[si]
         reps: list[tuple[int, Span, str]] = []
-        for i, r in choice.items():
+        for i, r in mine:
             u = self.units[i]
-            if u.sentence != si:
-                continue
             if u.kind == "sentence":
                 return ""
             if u.constituent is not None:
@@ -452,7 +484,9 @@ class Plan:
                 reps.append((u.end - u.start, Span(u.start - a, u.end - a, u.text, u.span.type if u.span else "SPAN"), r))
         if not reps:
             return self.analysis.text[a:b]
-        reps.sort(key=lambda x: -x[0])  # apply(): the first of overlapping edits wins: wide ones first
+        # apply(): the first of overlapping edits wins: wide ones first, and of two as wide the
+        # deletion of a phrase before the replacement of a span inside it
+        reps.sort(key=lambda x: (-x[0], x[1].type != "UNIT"))
         return tidy(apply(self.analysis.text[a:b], [(s, r) for _, s, r in reps]))
 
     def render(self, choice: dict[int, str] | None = None) -> str:
@@ -494,7 +528,9 @@ class Plan:
         """A chosen deletion that contains unit i, if any."""
         choice = self.choice if choice is None else choice
         u = self.units[i]
-        for j in choice:
+        for j in self.analysis.by_sentence(u.sentence):
+            if j not in choice:
+                continue
             w = self.units[j]
             if j != i and w.kind != "span" and w.start <= u.start and u.end <= w.end and (w.start, w.end) != (u.start, u.end):
                 return j
@@ -561,7 +597,8 @@ class LocalOptimizer(Optimizer):
     def _smallest_holder(self, plan: Plan, i: int) -> int | None:
         u = plan.units[i]
         best = None
-        for j, w in enumerate(plan.units):
+        for j in plan.analysis.by_sentence(u.sentence):
+            w = plan.units[j]
             if w.constituent is None or w.kind == "sentence" or w.kind not in DROP_KINDS:
                 continue
             if w.start <= u.start and u.end <= w.end and w.constituent.n_tokens <= MAX_DROP_TOKENS:

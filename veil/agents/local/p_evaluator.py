@@ -21,6 +21,7 @@ BM25 score in the samples where the attack succeeded.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -92,16 +93,16 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
         return rank, [t for t, _ in weights.most_common(12)]
 
     # -- full text ---------------------------------------------------------------------------
-    async def full_text_ranking(self, text: str, batch: LocalBatch) -> list[int]:
-        """Population indices, best match first (BM25 and dense fused by reciprocal rank)."""
+    def full_text_ranking(self, text: str, batch: LocalBatch, q: np.ndarray | None) -> list[int]:
+        """Population indices, best match first (BM25, and dense with ``q``, the text's
+        embedding, fused by reciprocal rank)."""
         b = batch
         assert b.pop_pool is not None
         bm = b.pop_pool.scores(tokenize(text))
         order_bm = np.argsort(-bm, kind="stable")
         rrf = np.zeros(len(b.population))
         rrf[order_bm] += 1.0 / (60 + np.arange(1, len(order_bm) + 1))
-        if self.dense:
-            q = await self.world.aembed(text)
+        if q is not None:
             index = b.memo["index"].get("population")
             if index is None:
                 import faiss
@@ -117,13 +118,19 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
 
     async def evaluate(self, text: str, task: Task, *, batch: Batch | None = None) -> PrivacyResult:
         if task.profile == "attributes" and task.attributes:
-            return self.literal_attribute_check(text, task)
+            return await asyncio.to_thread(self.literal_attribute_check, text, task)
         w = local_batch(batch)
+        # the embedding is batched with other documents' (on the loop); the rest is CPU work
+        # (a parse, BM25, faiss) for a worker thread, off the event loop
+        q = await self.world.aembed(text) if self.dense and w.pop_pool is not None and w.population else None
+        return await asyncio.to_thread(self._evaluate, text, task, w, q)
+
+    def _evaluate(self, text: str, task: Task, w: LocalBatch, q: np.ndarray | None) -> PrivacyResult:
         per_target: dict[str, int] = {}
         guesses: list[Guess] = []
         truth = w.candidate_index(task.doc_id, task.name)
         if w.pop_pool is not None and w.population:
-            ranking = await self.full_text_ranking(text, w)
+            ranking = self.full_text_ranking(text, w, q)
             top = ranking[: task.k]
             guesses = [
                 Guess(value=w.population[i].name or w.population[i].id, target="identity", matched=(i == truth))

@@ -1054,12 +1054,20 @@ DIRECT_TYPES = frozenset({"EMAIL", "PHONE", "URL", "ID", "DOB", "ADDRESS"})
 
 def find_spans(text: str, *, types: set[str] | None = None, doc=None) -> list[Span]:
     """Possibly identifying spans of ``text``, sorted by start and non-overlapping. ``doc`` is
-    the text's spaCy parse when the caller has it (it is parsed once otherwise)."""
+    the text's spaCy parse when the caller has it (it is parsed once otherwise). A pure function
+    of the text: the attacker, the inferrer and the planner ask for the same text's spans, so
+    the result is cached (spans are frozen)."""
     if not text or not text.strip():
         return []
+    out = list(_spans_of(text))
+    return out if types is None else [s for s in out if s.type in types]
+
+
+@lru_cache(maxsize=256)
+def _spans_of(text: str) -> tuple[Span, ...]:
     from veil import nlp as _nlp
 
-    doc = doc if doc is not None else _nlp.parse(text)
+    doc = _nlp.parse(text)
     candidates = _presidio_spans(text, doc)
     candidates += _regex_spans(text)
     candidates += _entity_spans(text, doc)
@@ -1068,10 +1076,7 @@ def find_spans(text: str, *, types: set[str] | None = None, doc=None) -> list[Sp
     direct = [s for s in candidates if s.type in DIRECT_TYPES]
     candidates = [s for s in candidates if s.type in DIRECT_TYPES
                   or not any(s.start < d.end and d.start < s.end for d in direct)]
-    out = resolve_overlaps(candidates)
-    if types is not None:
-        out = [s for s in out if s.type in types]
-    return out
+    return tuple(resolve_overlaps(candidates))
 
 
 def deny_spans(text: str, deny: Iterable[str]) -> list[Span]:

@@ -173,29 +173,33 @@ class LocalWorld:
             return self._emb[key]
         fut = asyncio.get_running_loop().create_future()
         self._pending.setdefault(key, (text, []))[1].append(fut)
-        if self._flush is None or self._flush.done():
-            self._flush = asyncio.ensure_future(self._flush_soon())
+        loop = asyncio.get_running_loop()
+        if self._flush is None or self._flush.done() or self._flush.get_loop() is not loop:
+            self._flush = loop.create_task(self._flush_soon())
         return await fut
 
     async def _flush_soon(self) -> None:
-        await asyncio.sleep(0)  # let every ready document queue its text first
-        for _ in range(3):
-            await asyncio.sleep(0)
-        pending, self._pending = self._pending, {}
-        if not pending:
-            return
-        try:
-            vecs = self.embed([t for t, _ in pending.values()])
-        except Exception as e:  # hand the error to every waiter instead of losing it
-            for _, futs in pending.values():
+        """Encode what is pending, again and again until nothing is: texts queued while an
+        encode ran in its thread are the next round's."""
+        while True:
+            await asyncio.sleep(0)  # let every ready document queue its text first
+            for _ in range(3):
+                await asyncio.sleep(0)
+            pending, self._pending = self._pending, {}
+            if not pending:
+                return
+            try:  # MiniLM on CPU: in a worker thread, off the event loop
+                vecs = await asyncio.to_thread(self.embed, [t for t, _ in pending.values()])
+            except Exception as e:  # hand the error to every waiter instead of losing it
+                for _, futs in pending.values():
+                    for f in futs:
+                        if not f.done():
+                            f.set_exception(e)
+                continue
+            for v, (_, futs) in zip(vecs, pending.values()):
                 for f in futs:
                     if not f.done():
-                        f.set_exception(e)
-            return
-        for v, (_, futs) in zip(vecs, pending.values()):
-            for f in futs:
-                if not f.done():
-                    f.set_result(v)
+                        f.set_result(v)
 
     # -- the attacker's samples ------------------------------------------------------------
     def queries(self, doc_id: str, background: str, name: str | None, m: int, size: int) -> list[list[str]]:
