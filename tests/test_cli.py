@@ -765,3 +765,20 @@ def test_utf16_and_utf8_bom_inputs_are_decoded(scripted_llm, tmp_path, db_path, 
     dst = tmp_path / "out.jsonl"
     assert main(jsonl_args(src, dst, llm, db_path)) == 0, capsys.readouterr().err
     assert [r["person"] for r in read_jsonl(dst)] == [r["person"] for r in bio_records()[:2]]  # "Mårten" too
+
+
+def test_a_journal_with_nothing_finished_is_replaced_not_refused(tmp_path):
+    from veil.io import Journal, check_resume
+
+    j = Journal(tmp_path / "out.jsonl.partial")
+    first = check_resume(j, input_sha256="a" * 64, options={"--engine": "llm"}, restart=False)
+    j.close()
+    j = Journal(tmp_path / "out.jsonl.partial")
+    second = check_resume(j, input_sha256="b" * 64, options={"--engine": "llm"}, restart=False)
+    assert second != first and j.done[BATCH_KEY]["input_sha256"] == "b" * 64
+    j.add("0", {"status": "done"})
+    j.close()
+    j = Journal(tmp_path / "out.jsonl.partial")
+    with pytest.raises(Exception, match=r"holds 1 finished documents.*--engine llm -> local"):
+        check_resume(j, input_sha256="b" * 64, options={"--engine": "local"}, restart=False)
+    assert check_resume(j, input_sha256="b" * 64, options={"--engine": "llm"}, restart=False) == second

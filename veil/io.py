@@ -423,7 +423,10 @@ def check_resume(journal: Journal, *, input_sha256: str | None, options: dict[st
         journal.reset()
     header = journal.done.get(BATCH_KEY)
     finished = sum(1 for k in journal.done if k != BATCH_KEY)
-    if finished or header:
+    if header and not finished and (header.get("input_sha256") != input_sha256 or header.get("options") != options):
+        journal.reset()  # nothing was finished under the old fingerprint: nothing to lose
+        header = None
+    if finished:
         problems = []
         if not header or "options" not in header:
             problems.append("it has no fingerprint of its input and options (written by an older veil)")
