@@ -360,3 +360,21 @@ def test_edited_sentences_keep_a_complement_and_both_items(sentence, ok):
     from veil.agents.local.optimizer import sentence_ok
 
     assert sentence_ok(sentence, True)[0] is ok
+
+
+def test_long_texts_are_parsed_in_pieces_that_keep_every_offset():
+    para = ("Anna Berger was born in Lyon in 1961. She studied at Stanford University and worked in Denver. "
+            "Her bakery won a prize in 1998.")
+    text = "\n\n".join(f"{para} (Part {i}.)" for i in range(200))  # ~27 KB, no piece crosses a paragraph
+    pieces = nlp.chunks(text, size=2_000)
+    assert "".join(pieces) == text and len(pieces) > 10 and max(map(len, pieces)) <= 2_000
+    doc = nlp.parse(text)
+    assert doc.text == text
+    starts = {s.start_char for s in doc.sents}
+    assert all(text.find(f"Anna Berger was born", p) in starts for p in range(0, len(text), 5_000))
+    ents = [(e.text, text[e.start_char:e.end_char]) for e in doc.ents]
+    assert ents and all(a == b for a, b in ents)
+    # one paragraph without breaks is cut at sentence ends
+    flat = " ".join([para] * 100)
+    assert "".join(nlp.chunks(flat, size=1_000)) == flat
+    assert all(p.rstrip().endswith(".") for p in nlp.chunks(flat, size=1_000)[:-1])

@@ -3,7 +3,10 @@ against a ScriptedLLM."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
+import threading
+import time
 
 import httpx
 import openai
@@ -271,3 +274,35 @@ def test_audits_501_or_accepted(base):
         assert r.status_code == 501 and r.json()["error"]["code"] == "not_implemented"
     else:
         assert r.status_code in (200, 202, 400), r.text
+
+
+def test_a_full_server_answers_429_with_retry_after(tmp_path):
+    """A bounded queue: with one document running and no room to queue, the next request is
+    told to come back (429, Retry-After) instead of waiting without end; /health still answers."""
+    release = threading.Event()
+
+    def held(req):
+        release.wait(20)  # the first document holds the only running slot
+        return responder(req)
+
+    with ScriptedLLM(held) as slow, running_server(slow, tmp_path / "v.db", max_running=1, max_queued=0) as url:
+        first = concurrent.futures.ThreadPoolExecutor(1).submit(
+            httpx.post, url + "/v1/anonymize", headers=h(KEY_A), timeout=60,
+            json={"documents": [{"id": "a", "text": TEXT, "name": "Alice Smith"}], "options": {"max_iterations": 1}})
+        time.sleep(0.5)
+        try:
+            assert httpx.get(url + "/health", timeout=5).status_code == 200
+            r = httpx.post(url + "/v1/anonymize", headers=h(KEY_B), timeout=10,
+                           json={"documents": [{"id": "b", "text": TEXT}]})
+            assert r.status_code == 429 and r.headers["Retry-After"] == "5"
+            assert r.json()["error"]["type"] == "rate_limit_error" and r.json()["error"]["code"] == "server_busy"
+            with pytest.raises(openai.RateLimitError):
+                client(url, KEY_B).chat.completions.create(model="veil-anonymize",
+                                                           messages=[{"role": "user", "content": TEXT}])
+        finally:
+            release.set()
+        assert first.result().status_code == 200 and first.result().json()["failed"] == 0
+        # the slot is free again
+        r = httpx.post(url + "/v1/anonymize", headers=h(KEY_B), timeout=30,
+                       json={"documents": [{"id": "b", "text": TEXT}], "options": {"max_iterations": 0}})
+        assert r.status_code == 200

@@ -50,11 +50,76 @@ def parse(text: str, *, light: bool = False):
 _PARSE_LOCK = threading.Lock()
 
 
+CHUNK_CHARS = 8_000  # a long text is parsed in pieces of about this size
+
+
 @lru_cache(maxsize=2048)
 def _parse(text: str, light: bool):
     model = nlp()
-    with _PARSE_LOCK:
-        return model(text, disable=["ner", "lemmatizer"]) if light else model(text)
+    disable = ["ner", "lemmatizer"] if light else []
+    pieces = chunks(text)
+    if len(pieces) == 1:
+        with _PARSE_LOCK:
+            return model(text, disable=disable)
+    # piece by piece, taking turns with other threads between pieces (a short request is not
+    # held behind a book), then one Doc again: offsets, sentences and entities as if parsed
+    # whole, since each piece ends at a paragraph or sentence break and keeps its whitespace
+    from spacy.tokens import Doc
+
+    docs = []
+    for piece in pieces:
+        with _PARSE_LOCK:
+            docs.append(model(piece, disable=disable))
+    doc = Doc.from_docs(docs, ensure_whitespace=False)
+    assert len(doc.text) == len(text), "a chunked parse must keep every character"
+    return doc
+
+
+_PARAGRAPH_END = re.compile(r"\n\s*\n\s*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def chunks(text: str, size: int = CHUNK_CHARS) -> list[str]:
+    """``text`` cut into pieces of about ``size`` characters at paragraph breaks, else at
+    sentence ends (else hard, for a text with neither), each piece keeping the whitespace after
+    it: ``"".join(chunks(t)) == t``. Linear in the text; spaCy's own limit (1M characters per
+    call) never applies to a piece."""
+    if len(text) <= size:
+        return [text]
+    out: list[str] = []
+    cur = ""
+    for para in _split_keep(text, _PARAGRAPH_END):
+        for piece in ([para] if len(para) <= size else _sentence_pieces(para, size)):
+            if cur and len(cur) + len(piece) > size:
+                out.append(cur)
+                cur = ""
+            cur += piece
+    if cur:
+        out.append(cur)
+    return out
+
+
+def _split_keep(text: str, sep: re.Pattern) -> list[str]:
+    """Split after every match of ``sep``, keeping the separator with the piece before it."""
+    out, pos = [], 0
+    for m in sep.finditer(text):
+        out.append(text[pos:m.end()])
+        pos = m.end()
+    if pos < len(text):
+        out.append(text[pos:])
+    return out
+
+
+def _sentence_pieces(para: str, size: int) -> list[str]:
+    out = []
+    for sent in _split_keep(para, _SENTENCE_END):
+        while len(sent) > 4 * size:  # no sentence end in sight: cut at a space
+            cut = sent.rfind(" ", 0, 4 * size)
+            cut = cut + 1 if cut > 0 else 4 * size
+            out.append(sent[:cut])
+            sent = sent[cut:]
+        out.append(sent)
+    return out
 
 
 def text_of(doc) -> str:

@@ -32,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="largest request body accepted (default 1 MiB); larger ones get 413")
     p.add_argument("--concurrency", type=int, default=16, help="documents of one request in flight at once (default 16)")
     p.add_argument("--max-running", type=int, default=64, help="documents in flight over the whole server (default 64)")
+    p.add_argument("--max-queued", type=int, default=256,
+                   help="documents accepted beyond --max-running; a request past that gets 429 with Retry-After "
+                        "(default 256)")
     add_engine_args(p)
     add_db_arg(p)
     add_store_text_arg(p)
@@ -49,12 +52,12 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         )
     if args.max_body_bytes < 1024:
         raise UserInputError("--max-body-bytes must be at least 1024")
-    if args.concurrency < 1 or args.max_running < 1:
-        raise UserInputError("--concurrency and --max-running must be at least 1")
+    if args.concurrency < 1 or args.max_running < 1 or args.max_queued < 0:
+        raise UserInputError("--concurrency and --max-running must be at least 1, --max-queued at least 0")
     return ServerSettings(
         host=args.host, port=args.port, engine=args.engine, llm=llm_settings(args), engine_options=engine_options(args),
         db_path=args.db, api_keys=keys, insecure_no_auth=args.insecure_no_auth, max_body_bytes=args.max_body_bytes,
-        concurrency=args.concurrency, max_running=args.max_running,
+        concurrency=args.concurrency, max_running=args.max_running, max_queued=args.max_queued,
     )
 
 

@@ -130,6 +130,7 @@ class AnonymizeService:
         self.settings = settings
         self.anonymizer: Anonymizer | None = None
         self._running = asyncio.Semaphore(max(1, settings.max_running))
+        self._admitted = 0  # documents accepted and not finished (running or waiting to run)
         self._background: set[asyncio.Task[Any]] = set()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -158,6 +159,22 @@ class AnonymizeService:
     def memory(self):
         assert self.anonymizer is not None, "service not started"
         return self.anonymizer.memory
+
+    # -- admission ----------------------------------------------------------------------------
+    def admit(self, n: int) -> None:
+        """Accept ``n`` more documents, or refuse the request with 429 and ``Retry-After`` when
+        the server already holds ``max_running + max_queued`` (a bounded queue: a burst is told
+        to come back instead of waiting without end). Pair with :meth:`release`."""
+        cap = self.settings.max_running + self.settings.max_queued
+        if self._admitted and self._admitted + n > cap:
+            log.info("request_refused_busy", admitted=self._admitted, documents=n, cap=cap)
+            raise APIError(429, f"the server is busy ({self._admitted} documents running or queued, at most {cap}); "
+                           "retry later", code="server_busy",
+                           headers={"Retry-After": str(self.settings.retry_after_s)})
+        self._admitted += n
+
+    def release(self, n: int) -> None:
+        self._admitted = max(0, self._admitted - n)
 
     # -- anonymize ----------------------------------------------------------------------------
     async def prepare(self, docs: list[Document]) -> Batch:
@@ -205,17 +222,21 @@ class AnonymizeService:
         # a document's own ground truth may imply another profile than the options' default
         configs = [self._doc_config(req.options, d, config) for d in docs]
         pairs = list(zip(docs, configs))
+        self.admit(len(docs))
         try:
-            batch: Batch | None = await self.prepare(docs)  # the request is the batch
-        except VeilError as e:
-            log.error("prepare_failed", documents=len(docs), error=type(e).__name__)
-            batch = None  # each document then fails (or runs) on its own, with its error recorded
+            try:
+                batch: Batch | None = await self.prepare(docs)  # the request is the batch
+            except VeilError as e:
+                log.error("prepare_failed", documents=len(docs), error=type(e).__name__)
+                batch = None  # each document then fails (or runs) on its own, with its error recorded
 
-        async def work(pair: tuple[Document, AnonymizeConfig]) -> AnonymizeResult:
-            return await self.run(pair[0], pair[1], owner, batch=batch)
+            async def work(pair: tuple[Document, AnonymizeConfig]) -> AnonymizeResult:
+                return await self.run(pair[0], pair[1], owner, batch=batch)
 
-        results = await run_concurrently(pairs, work, concurrency=self.settings.concurrency,
-                                         is_failure=lambda r: r.status != "done", show_progress=False)
+            results = await run_concurrently(pairs, work, concurrency=self.settings.concurrency,
+                                             is_failure=lambda r: r.status != "done", show_progress=False)
+        finally:
+            self.release(len(docs))
         data = [self._doc_result(r, base_url) for r in results]
         total = UsageInfo(
             prompt_tokens=sum(x.usage.prompt_tokens for x in data),
@@ -347,7 +368,11 @@ class OpenAIServingChat:
     async def create(self, req: ChatCompletionRequest, owner: str, base_url: str) -> ChatCompletionResponse:
         run_id = new_run_id()
         doc, config = self._document(req, run_id)
-        r = await self.service.run(doc, config, owner, run_id=run_id)
+        self.service.admit(1)
+        try:
+            r = await self.service.run(doc, config, owner, run_id=run_id)
+        finally:
+            self.service.release(1)
         if r.status != "done":
             raise APIError(502, f"anonymization failed (run {r.run_id}): {r.error}", code="run_failed")
         return ChatCompletionResponse(
@@ -375,9 +400,12 @@ class OpenAIServingChat:
             # absent, not null: stock clients read `usage: null` on every chunk as "no usage"
             return sse(body.model_dump(exclude={k for k in ("usage", "veil") if getattr(body, k) is None}))
 
+        service.admit(1)  # now: a busy server answers 429 before the stream starts
+
         async def body() -> AsyncIterator[str]:
             yield chunk({"role": "assistant", "content": ""})
             task = asyncio.create_task(service.run(doc, config, owner, run_id=run_id))
+            task.add_done_callback(lambda _: service.release(1))
             service.track(task)  # the run finishes and is stored even if the client goes away
             seen = 0
             while True:
