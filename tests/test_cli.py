@@ -773,6 +773,7 @@ def test_a_journal_with_nothing_finished_is_replaced_not_refused(tmp_path):
     j = Journal(tmp_path / "out.jsonl.partial")
     first = check_resume(j, input_sha256="a" * 64, options={"--engine": "llm"}, restart=False)
     j.close()
+    assert (tmp_path / "out.jsonl.partial").stat().st_mode & 0o777 == 0o600  # owner-only, like the databases
     j = Journal(tmp_path / "out.jsonl.partial")
     second = check_resume(j, input_sha256="b" * 64, options={"--engine": "llm"}, restart=False)
     assert second != first and j.done[BATCH_KEY]["input_sha256"] == "b" * 64

@@ -372,7 +372,8 @@ class Journal:
                     continue  # torn write of a killed run
                 self.done[entry["key"]] = entry["output"]
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._f = open(path, "a", encoding="utf-8")
+        # owner-only, like the databases: it holds finished results (and what they protected)
+        self._f = open(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a", encoding="utf-8")
         if torn:  # end the torn line, or the next entry would be glued to it and lost
             self._f.write("\n")
             self._f.flush()
@@ -386,7 +387,7 @@ class Journal:
     def reset(self) -> None:
         """Forget every entry (``--restart``)."""
         self._f.close()
-        self._f = open(self.path, "w", encoding="utf-8")
+        self._f = open(os.open(self.path, os.O_WRONLY | os.O_TRUNC | os.O_CREAT, 0o600), "w", encoding="utf-8")
         self.done = {}
 
     def close(self) -> None:
