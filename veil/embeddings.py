@@ -34,6 +34,12 @@ def get_model():
         from sentence_transformers import SentenceTransformer
 
         torch.set_num_threads(max(1, os.cpu_count() or 1))
+        if os.environ.get("VEIL_LOG_LEVEL", "WARNING").upper() != "DEBUG":
+            # quiet by default: no "Loading weights" bar on every command (issue 10)
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
+            hf_logging.set_verbosity_error()
         return SentenceTransformer(model_path(), device="cpu", local_files_only=True)
 
 

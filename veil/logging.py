@@ -18,6 +18,10 @@ def configure(level: str | None = None, json: bool | None = None) -> None:
     level = (level or os.environ.get("VEIL_LOG_LEVEL", "WARNING")).upper()
     json = json if json is not None else os.environ.get("VEIL_LOG_JSON", "1") != "0"
     logging.basicConfig(stream=sys.stderr, level=level, format="%(message)s")
+    for handler in logging.getLogger().handlers:
+        # records propagated from a library that sets its own logger to DEBUG on import (bm25s
+        # does) pass the root logger's level: the handler's level holds them back
+        handler.setLevel(level)
     quiet_third_party()
     renderer = structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
     structlog.configure(
@@ -38,7 +42,8 @@ def configure(level: str | None = None, json: bool | None = None) -> None:
 # parameters (the texts written to veil.db and the checkpoints), httpx/httpcore/openai the
 # request bodies and URLs sent to the LLM endpoint. They are held at WARNING whatever the level.
 QUIET_LOGGERS = ("aiosqlite", "httpx", "httpcore", "openai", "openai._base_client", "urllib3", "hpack",
-                 "presidio-analyzer", "presidio_analyzer", "sentence_transformers", "langgraph", "multipart")
+                 "presidio-analyzer", "presidio_analyzer", "sentence_transformers", "langgraph", "multipart", "bm25s",
+                 "transformers", "transformers.modeling_utils")
 
 
 def quiet_third_party() -> None:
