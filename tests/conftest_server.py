@@ -75,7 +75,6 @@ def running_server(llm: ScriptedLLM | None, db_path: Path, **overrides: Any) -> 
         if llm is not None else None,
         db_path=db_path,
         api_keys=[KEY_A, KEY_B],
-        stream_poll_s=0.05,
     )
     settings = ServerSettings(**{**values, **overrides})
     app = create_app(settings)

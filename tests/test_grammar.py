@@ -73,6 +73,7 @@ def test_every_sentence_is_a_unit():
     ("Person N taught at an organization received an award in the 2000s.", False),
     ("Person A, a nurse, retired in the 2010s.", True),  # the pseudonym's letter is not an article
     ("She taught, wrote and painted.", True),
+    ("Person H (born) is a tennis player.", False),
 ])
 def test_parse_check(sentence, ok):
     assert sentence_ok(sentence, True)[0] is ok

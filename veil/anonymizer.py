@@ -15,10 +15,11 @@ failed result instead of an exception, so one bad document never stops a batch.
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
@@ -52,6 +53,16 @@ def privacy_note(status: str | None, *, verified: bool, protections: list[str], 
         rank = f" (rank {original_score} of top {k})" if original_score is not None and k else ""
         return f"the attacker could not re-identify the original{rank}: {UNVERIFIED_HINT}"
     return None
+
+
+class IterationUpdate(BaseModel):
+    """One iteration's scores, as the graph records them (streamed by the server)."""
+
+    iteration: int
+    mode: str | None = None
+    privacy_score: int | None = None
+    k: int | None = None
+    utility_score: float | None = None
 
 
 class AnonymizeResult(BaseModel):
@@ -136,6 +147,30 @@ class Anonymizer:
             doc_id=doc.id,
         )
 
+    async def _stream(self, inputs: dict[str, Any] | None, config: dict[str, Any], ctx: AnonymizeContext,
+                      on_iteration: Callable[[IterationUpdate], Any] | None) -> dict[str, Any]:
+        """Run the graph to its end, reporting each iteration as the ``record`` node writes it:
+        the state the node read (``values`` after the evaluators' step) holds its scores."""
+        state: dict[str, Any] = {}
+        async for mode, chunk in self.graph.astream(
+            inputs, config=config, context=ctx, stream_mode=["updates", "values"],
+            # checkpoints are written while the next step runs, not in its way; a crash loses at
+            # most the step in flight, which the resume redoes
+            durability="async",
+        ):
+            if mode == "values":
+                state = chunk
+            elif on_iteration is not None and "record" in chunk and state.get("privacy") and state.get("utility"):
+                update = IterationUpdate(
+                    iteration=state.get("iteration", 0), mode=state.get("mode"),
+                    privacy_score=state["privacy"]["score"], k=state["privacy"]["k"],
+                    utility_score=state["utility"]["score"],
+                )
+                result = on_iteration(update)
+                if asyncio.iscoroutine(result):
+                    await result
+        return state
+
     async def anonymize(
         self,
         doc: Document,
@@ -144,7 +179,10 @@ class Anonymizer:
         run_id: str | None = None,
         owner: str | None = None,
         batch: Batch | None = None,
+        on_iteration: Callable[[IterationUpdate], Any] | None = None,
     ) -> AnonymizeResult:
+        """Anonymize one document against ``batch`` (see the module docstring). ``on_iteration``
+        is called with each iteration's scores as the graph records it (the server streams them)."""
         assert self.graph is not None, "use `async with Anonymizer(...)`"
         config = config or self.config
         batch = batch or self.batch
@@ -159,16 +197,12 @@ class Anonymizer:
         try:
             snapshot = await self.graph.aget_state(thread)
             if snapshot.next:  # an interrupted run: resume from its last checkpoint
-                state = await self.graph.ainvoke(None, config=thread, context=ctx, durability="async")
+                state = await self._stream(None, thread, ctx, on_iteration)
             else:
-                state = await self.graph.ainvoke(
+                state = await self._stream(
                     {"run_id": run_id, "doc_id": doc.id, "original": doc.text, "text": doc.text, "task": task.model_dump(),
                      "iteration": 0, "mode": None, "unchanged": 0},
-                    config={**thread, "recursion_limit": 10 + 6 * (config.max_iterations + 2)},
-                    context=ctx,
-                    # checkpoints are written while the next step runs, not in its way; a crash
-                    # loses at most the step in flight, which the resume redoes
-                    durability="async",
+                    {**thread, "recursion_limit": 10 + 6 * (config.max_iterations + 2)}, ctx, on_iteration,
                 )
         except Exception as e:  # any failure fails this document only, never the batch
             seconds = time.perf_counter() - t0

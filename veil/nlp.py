@@ -208,6 +208,8 @@ def dangling(sent) -> str:
             return f"{a.text!r} before {b.text!r}"
         if a.text == "(" and b.text == ")":
             return "empty parentheses"
+        if a.text == "(" and b.pos_ in ("VERB", "AUX") and b.i + 1 < len(b.doc) and b.nbor().text == ")":
+            return f"{b.text!r} alone in parentheses"  # "(born)" after its date went
         if a.tag_ == "VBD" and b.tag_ == "VBD" and a.pos_ == b.pos_ == "VERB":
             return f"{a.text!r} then {b.text!r}: two verbs in a row"  # "He taught received an award"
     for t in toks:

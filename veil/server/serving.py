@@ -20,13 +20,13 @@ import json
 import re
 import time
 import uuid
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 from fastapi.encoders import jsonable_encoder
 from pydantic import ValidationError
 
 from veil.agents.batch import Batch
-from veil.anonymizer import AnonymizeResult, Anonymizer, new_run_id
+from veil.anonymizer import AnonymizeResult, Anonymizer, IterationUpdate, new_run_id
 from veil.batch import run_concurrently
 from veil.documents import Document
 from veil.errors import NotFoundError, VeilError
@@ -138,6 +138,11 @@ class AnonymizeService:
         s = self.settings
         self.anonymizer = Anonymizer(s.engine, llm=s.llm, db_path=s.db_path, engine_options=s.engine_options)
         await self.anonymizer.__aenter__()
+        # both engines parse (the local planner; the llm engine's guards): load spaCy now, in a
+        # thread, not on the event loop in the middle of the first request
+        from veil import nlp
+
+        await asyncio.to_thread(nlp.nlp)
         log.info("service_started", engine=s.engine, db=str(self.anonymizer.memory.path))
 
     async def stop(self) -> None:
@@ -183,7 +188,8 @@ class AnonymizeService:
         return await self.anonymizer.engine.prepare(docs)
 
     async def run(self, doc: Document, config: AnonymizeConfig, owner: str, run_id: str | None = None,
-                  batch: Batch | None = None) -> AnonymizeResult:
+                  batch: Batch | None = None,
+                  on_iteration: Callable[[IterationUpdate], Any] | None = None) -> AnonymizeResult:
         """One document against its request's batch (a batch of its own when none is given)."""
         assert self.anonymizer is not None, "service not started"
         run_id = run_id or new_run_id()
@@ -192,7 +198,8 @@ class AnonymizeService:
             try:
                 if batch is None:
                     batch = await self.prepare([doc])
-                return await self.anonymizer.anonymize(doc, config=config, run_id=run_id, owner=owner, batch=batch)
+                return await self.anonymizer.anonymize(doc, config=config, run_id=run_id, owner=owner, batch=batch,
+                                                       on_iteration=on_iteration)
             except VeilError as e:  # prepare() failed
                 self.memory.create_run(run_id, doc_id=doc.id, config=config.model_dump(), owner=owner)
                 self.memory.finish_run(run_id, error=str(e))
@@ -390,7 +397,6 @@ class OpenAIServingChat:
         include_usage = bool(req.stream_options and req.stream_options.include_usage)
         created = int(time.time())
         service = self.service
-        poll = service.settings.stream_poll_s
 
         def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, *,
                   veil: IterationProgress | RunSummary | None = None, usage: UsageInfo | None = None) -> str:
@@ -404,22 +410,13 @@ class OpenAIServingChat:
 
         async def body() -> AsyncIterator[str]:
             yield chunk({"role": "assistant", "content": ""})
-            task = asyncio.create_task(service.run(doc, config, owner, run_id=run_id))
-            task.add_done_callback(lambda _: service.release(1))
+            # progress comes from the graph as it records each iteration (no polling)
+            updates: asyncio.Queue[IterationUpdate | None] = asyncio.Queue()
+            task = asyncio.create_task(service.run(doc, config, owner, run_id=run_id, on_iteration=updates.put_nowait))
+            task.add_done_callback(lambda _: (service.release(1), updates.put_nowait(None)))
             service.track(task)  # the run finishes and is stored even if the client goes away
-            seen = 0
-            while True:
-                done, _ = await asyncio.wait({task}, timeout=poll)
-                its = service.memory.iterations(run_id)
-                for it in its[seen:]:
-                    progress = IterationProgress(
-                        iteration=it["iteration"], mode=it["mode"], privacy_score=it["privacy_score"], k=it["k"],
-                        utility_score=it["utility_score"],
-                    )
-                    yield chunk({"content": ""}, veil=progress)
-                seen = len(its)
-                if done:
-                    break
+            while (update := await updates.get()) is not None:
+                yield chunk({"content": ""}, veil=IterationProgress(**update.model_dump()))
             r = task.result()
             if r.status != "done":
                 yield sse(error_body(502, f"anonymization failed (run {r.run_id}): {r.error}", code="run_failed"))

@@ -36,4 +36,3 @@ class ServerSettings:
     max_running: int = 64  # documents in flight over the whole server (protects the LLM endpoint)
     max_queued: int = 256  # documents accepted beyond max_running; past that a request gets 429
     retry_after_s: int = 5  # the Retry-After of a 429
-    stream_poll_s: float = 0.25  # how often a stream looks for new iterations to report
