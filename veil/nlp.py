@@ -210,8 +210,6 @@ def dangling(sent) -> str:
             return "empty parentheses"
         if a.text == "(" and b.pos_ in ("VERB", "AUX") and b.i + 1 < len(b.doc) and b.nbor().text == ")":
             return f"{b.text!r} alone in parentheses"  # "(born)" after its date went
-        if a.tag_ == "VBD" and b.tag_ == "VBD" and a.pos_ == b.pos_ == "VERB":
-            return f"{a.text!r} then {b.text!r}: two verbs in a row"  # "He taught received an award"
     for t in toks:
         if t.dep_ == "prep" and not any(True for _ in t.children) and t.i < toks[-1].i and t.nbor().is_punct \
                 and t.nbor().text != "[" \
@@ -233,17 +231,22 @@ def dangling(sent) -> str:
     return ""
 
 
-def check_sentence(sent, original_ok: bool = False) -> SentenceCheck:
+def bare_verb(sent) -> bool:
+    """The sentence's verb has nothing after it ("He participated.")."""
+    root = sent.root
+    return root.pos_ == "VERB" and not any(ch.i > root.i and ch.dep_ not in ("punct", "prt") for ch in root.children)
+
+
+def check_sentence(sent, original_ok: bool = False, bare_ok: bool = False) -> SentenceCheck:
     """The parse check of one (edited) sentence: it keeps a verbal root (unless the original
-    sentence had none either: a caption stays a caption), a complement after that verb, and
-    leaves nothing dangling."""
+    sentence had none either: a caption stays a caption), a complement after that verb (unless
+    the original's verb stood alone too: "he retired."), and leaves nothing dangling."""
     why = dangling(sent)
     if why:
         return SentenceCheck(False, why)
     if not original_ok and not has_verbal_root(sent):
         return SentenceCheck(False, "no verbal root")
-    root = sent.root
-    if root.pos_ == "VERB" and not any(ch.i > root.i and ch.dep_ not in ("punct", "prt") for ch in root.children):
+    if not bare_ok and bare_verb(sent):
         # edits that each left something may together leave a bare verb: "He participated."
         # ("in seven Grands Prix, achieving one podium"), "He went on.", "He has competed."
         return SentenceCheck(False, "a bare verb")
@@ -259,7 +262,7 @@ def check_text(text: str, original: str | None = None) -> list[tuple[str, str]]:
         return []
     orig_sents = list(parse(original).sents) if original else []
     kept = {s.text.strip() for s in orig_sents}
-    orig_words = [({t.lower_ for t in s if t.is_alpha}, has_verbal_root(s)) for s in orig_sents]
+    orig_words = [({t.lower_ for t in s if t.is_alpha}, has_verbal_root(s), bare_verb(s)) for s in orig_sents]
     out = []
     for sent in parse(text).sents:
         s = sent.text.strip()
@@ -272,7 +275,7 @@ def check_text(text: str, original: str | None = None) -> list[tuple[str, str]]:
         # no word in common with any original sentence: a line that was one span ("Person AD"
         # for a signature) is a replacement, not a sentence veil wrote
         caption = closest is not None and (not closest[1] or not words & closest[0])
-        c = check_sentence(sent, original_ok=caption)
+        c = check_sentence(sent, original_ok=caption, bare_ok=closest is not None and closest[2])
         if not c.ok:
             out.append((s, c.reason))
     return out

@@ -123,7 +123,8 @@ def balance(text: str) -> tuple[int, int, int]:
 
 
 @lru_cache(maxsize=50_000)
-def sentence_ok(rendered: str, original_has_root: bool, original_balance: tuple[int, int, int] = (0, 0, 0)) -> tuple[bool, str]:
+def sentence_ok(rendered: str, original_has_root: bool, original_balance: tuple[int, int, int] = (0, 0, 0),
+                original_bare: bool = False) -> tuple[bool, str]:
     """The parse check of one rendered sentence (cached: the planner asks again and again):
     brackets and quotes as balanced as in the original sentence, then :func:`veil.nlp.check_sentence`."""
     if not rendered.strip():
@@ -132,7 +133,7 @@ def sentence_ok(rendered: str, original_has_root: bool, original_balance: tuple[
         return False, "unbalanced brackets or quotes"
     doc = nlp.parse(rendered, light=True)
     for sent in doc.sents:
-        c = nlp.check_sentence(sent, original_ok=not original_has_root)
+        c = nlp.check_sentence(sent, original_ok=not original_has_root, bare_ok=original_bare)
         if not c.ok:
             return False, c.reason
     return True, ""
@@ -169,6 +170,7 @@ class Analysis:
     sentences: list[tuple[int, int]]
     has_root: list[bool]
     units: list[Unit]
+    bare: list[bool] = field(default_factory=list)  # the original sentence's verb stands alone ("he retired.")
     _by_sentence: list[list[int]] | None = field(default=None, repr=False)
     _rendered: dict[tuple, str] = field(default_factory=dict, repr=False)
 
@@ -188,6 +190,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     sents = nlp.sentence_spans(doc)
     live = [s for s in doc.sents if s.text.strip()]
     has_root = [nlp.has_verbal_root(s) for s in live]
+    bare = [nlp.bare_verb(s) for s in live]
 
     def sentence_of(pos: int) -> int:
         for i, (a, b) in enumerate(sents):
@@ -247,7 +250,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         body = " ".join(text[p.start:p.end] for p in c.pieces)
         units.append(Unit(c.kind, c.start, c.end, c.sentence if c.kind != "sentence" else c.sentence, body,
                           constituent=c, tokens=list(_tokens_of(body))))
-    return Analysis(text=text, sentences=sents, has_root=has_root, units=units)
+    return Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare)
 
 
 def subject_info(text: str, name: str | None, spans: list[Span]) -> SubjectInfo:
@@ -522,7 +525,8 @@ class Plan:
         a, b = self.analysis.sentences[si]
         if rendered == self.analysis.text[a:b]:
             return True
-        return sentence_ok(rendered, self.analysis.has_root[si], balance(self.analysis.text[a:b]))[0]
+        return sentence_ok(rendered, self.analysis.has_root[si], balance(self.analysis.text[a:b]),
+                           self.analysis.bare[si] if si < len(self.analysis.bare) else False)[0]
 
     def covering(self, i: int, choice: dict[int, str] | None = None) -> int | None:
         """A chosen deletion that contains unit i, if any."""
