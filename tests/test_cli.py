@@ -329,8 +329,9 @@ def jsonl_args(src: Path, dst: Path, llm, db: Path) -> list[str]:
 
 
 def requests_about(llm, bio) -> int:
-    """Requests about one document: its person's name is in the text under evaluation/edit."""
-    return sum(bio.name in prompt_text(r) for r in llm.requests)
+    """Requests about one document: its person's name or its marker is in the prompt (the LLM
+    agents replace the name before a model sees the text; the marker stays until edited)."""
+    return sum(bio.name in prompt_text(r) or bio.marker in prompt_text(r) for r in llm.requests)
 
 
 def test_interrupted_run_resumes_without_redoing_finished_docs(scripted_llm, tmp_path, db_path, capsys):

@@ -14,8 +14,8 @@ from typing import Any
 from veil.anonymizer import UNVERIFIED_HINT, AnonymizeResult, Anonymizer
 from veil.batch import run_concurrently
 from veil.cli.folder import batch_run_id, safe_anonymize
-from veil.cli.common import (add_db_arg, add_engine_args, add_restart_arg, add_store_text_arg, engine_options,
-                             llm_settings, run_options)
+from veil.cli.common import (add_db_arg, add_engine_args, add_restart_arg, add_run_option_args, add_store_text_arg,
+                             engine_options, llm_settings, run_options, run_options_of)
 from veil.documents import Document
 from veil.errors import UserInputError, VeilError
 from veil.graphs.anonymize import AnonymizeConfig
@@ -36,12 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--label-field", help="downstream label the text must keep supporting (e.g. occupation)")
     p.add_argument("--name-field", help="ground-truth identity to protect (profile identity)")
     p.add_argument("--attributes-field", help="object of ground-truth attributes to protect (profile attributes)")
-    p.add_argument("--profile", choices=["identity", "attributes", "generic"], help="default: identity with --name-field, attributes with --attributes-field, else generic")
-    p.add_argument("-k", "--top-k", dest="k", type=int, help="attacker's top-K (default 10 identity, 3 otherwise)")
-    p.add_argument("--p-max", type=int, help="privacy target: rank the truth must exceed (default K)")
-    p.add_argument("--u-target", type=float, default=0.9, help="utility target in [0,1] (default 0.9)")
-    p.add_argument("--max-iterations", type=int, default=5)
-    p.add_argument("--memory-window", type=int, default=3, help="earlier iterations the optimizer sees (default 3)")
+    add_run_option_args(p)  # --profile, -k/--top-k, --p-max, --u-target, --max-iterations, --memory-window
     p.add_argument("--concurrency", type=int, default=16, help="documents in flight at once (default 16)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_restart_arg(p)
@@ -52,14 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _config(args: argparse.Namespace) -> AnonymizeConfig:
-    profile = args.profile or ("identity" if args.name_field else "attributes" if args.attributes_field else "generic")
-    try:
-        return AnonymizeConfig(
-            profile=profile, k=args.k, p_max=args.p_max, u_target=args.u_target,
-            max_iterations=args.max_iterations, memory_window=args.memory_window,
-        )
-    except ValueError as e:
-        raise UserInputError(f"invalid option: {e.errors()[0]['msg'] if hasattr(e, 'errors') else e}") from e
+    return run_options_of(args).config(has_name=bool(args.name_field), has_attributes=bool(args.attributes_field))
 
 
 def _load(args: argparse.Namespace) -> tuple[str, list[Document | BadRecord], str]:

@@ -48,7 +48,11 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
 
 
 def add_db_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", type=Path, help="memory database (default: $VEIL_HOME/veil.db, VEIL_HOME=~/.veil)")
+    from veil.memory.store import db_arg
+
+    p.add_argument("--db", type=db_arg, metavar="PATH|postgresql://…",
+                   help="memory and checkpoint database: a SQLite file (default: $VEIL_DB, else $VEIL_HOME/veil.db, "
+                        "VEIL_HOME=~/.veil) or a PostgreSQL URL for many workers (the postgres extra)")
 
 
 def add_store_text_arg(p: argparse.ArgumentParser) -> None:
@@ -88,6 +92,44 @@ def engine_options(args: argparse.Namespace) -> dict[str, Any]:
         "allow": list(args.allow),
         "deny": list(args.deny),
     }
+
+
+# the flags of RunOptions' fields: "--" + the field's name, except where a short form exists
+_RUN_OPTION_FLAGS = {"k": ("-k", "--top-k")}
+
+
+def add_run_option_args(p: argparse.ArgumentParser) -> None:
+    """One flag per :class:`veil.graphs.anonymize.RunOptions` field, with its default and doc:
+    the CLI never restates an option (tests/test_options.py checks it)."""
+    from typing import get_args
+
+    from veil.graphs.anonymize import RunOptions
+
+    for name, f in RunOptions.model_fields.items():
+        flags = _RUN_OPTION_FLAGS.get(name, ("--" + name.replace("_", "-"),))
+        kinds = set(get_args(f.annotation)) or {f.annotation}
+        kw: dict[str, Any] = {"dest": name, "default": f.default}
+        if name == "profile":
+            kw["choices"] = [a for k in kinds if k is not type(None) for a in get_args(k)]
+        else:
+            kw["type"] = float if float in kinds else int
+        kw["help"] = (f.description or "") + (f" (default {f.default})" if f.default is not None else "")
+        p.add_argument(*flags, **kw)
+
+
+def run_options_of(args: argparse.Namespace):
+    """The RunOptions the flags give (a bad value is a one-line user error naming the flag)."""
+    from pydantic import ValidationError
+
+    from veil.graphs.anonymize import RunOptions
+
+    try:
+        return RunOptions(**{name: getattr(args, name) for name in RunOptions.model_fields})
+    except ValidationError as e:
+        err = e.errors()[0]
+        name = str(err["loc"][0]) if err.get("loc") else ""
+        flag = _RUN_OPTION_FLAGS.get(name, ("--" + name.replace("_", "-"),))[-1]
+        raise UserInputError(f"invalid option {flag}: {err['msg']}") from e
 
 
 def add_restart_arg(p: argparse.ArgumentParser) -> None:

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from veil.graphs.anonymize.configuration import RunOptions
+
 ANONYMIZE_MODEL = "veil-anonymize"
 
 
@@ -34,19 +36,11 @@ class ErrorResponse(BaseModel):
 # -- veil options ------------------------------------------------------------------------------
 
 
-class VeilOptions(BaseModel):
-    """Per-call options (the ``veil`` object of a chat request, ``options`` of /v1/anonymize).
-    Defaults: profile ``identity`` when ``name`` is given, ``attributes`` when ``attributes`` are,
-    else ``generic``; K 10 (identity) or 3; p_max = K; u_target 0.9; max_iterations 5."""
+class VeilOptions(RunOptions):
+    """Per-call options (the ``veil`` object of a chat request, ``options`` of /v1/anonymize):
+    :class:`veil.graphs.anonymize.RunOptions` (every run option, its default and doc, declared
+    once) plus the ground truth to protect."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    profile: Literal["identity", "attributes", "generic"] | None = None
-    k: int | None = None
-    p_max: int | None = None
-    u_target: float | None = None
-    max_iterations: int | None = None
-    memory_window: int | None = None
     name: str | None = Field(default=None, description="ground-truth identity to protect")
     attributes: dict[str, str] | None = Field(default=None, description="ground-truth attributes to protect")
     label: str | None = Field(default=None, description="downstream label the text must keep supporting")

@@ -73,15 +73,8 @@ def _validation_message(e: ValidationError) -> tuple[str, str | None]:
 def build_config(options: VeilOptions | None, where: str) -> AnonymizeConfig:
     """Options → AnonymizeConfig; a bad value is a 400 naming the option (``veil.k``)."""
     o = options or VeilOptions()
-    profile = o.profile or ("identity" if o.name else "attributes" if o.attributes else "generic")
-    values = {
-        k: v
-        for k, v in dict(profile=profile, k=o.k, p_max=o.p_max, u_target=o.u_target,
-                         max_iterations=o.max_iterations, memory_window=o.memory_window).items()
-        if v is not None
-    }
     try:
-        return AnonymizeConfig(**values)
+        return o.config(has_name=bool(o.name), has_attributes=bool(o.attributes))
     except ValidationError as e:
         msg, loc = _validation_message(e)
         param = f"{where}.{loc}" if loc else where
@@ -139,10 +132,10 @@ class AnonymizeService:
         self.anonymizer = Anonymizer(s.engine, llm=s.llm, db_path=s.db_path, engine_options=s.engine_options)
         await self.anonymizer.__aenter__()
         # both engines parse (the local planner; the llm engine's guards): load spaCy now, in a
-        # thread, not on the event loop in the middle of the first request
+        # thread beside the start-up, not on the event loop in the middle of the first request
         from veil import nlp
 
-        await asyncio.to_thread(nlp.nlp)
+        self.track(asyncio.ensure_future(asyncio.to_thread(nlp.nlp)))
         log.info("service_started", engine=s.engine, db=str(self.anonymizer.memory.path))
 
     async def stop(self) -> None:
