@@ -1,11 +1,14 @@
-"""The SQLite memory of edits: runs and iterations, persistence across a restart, the window
-the optimizer sees (``recent``), word diffs, and the optimizer prompt built from memory."""
+"""The memory of edits: runs and iterations, persistence across a restart, the window the
+optimizer sees (``recent``), word diffs, and the optimizer prompt built from memory. The store
+tests run on both backends (``any_db``: SQLite, and a real PostgreSQL server, skipped without
+one; see tests/pg.py)."""
 
 from __future__ import annotations
 
 import sqlite3
 
 from tests.conftest import AgentScript, anonymize_docs, identity_answer, optimizer_answer, optimizer_prompts
+from tests.pg import any_db, pg_url, postgres_server  # noqa: F401 - fixtures
 from veil.agents.base import MemoryEntry
 from veil.agents.optimizer import changes, format_memory
 from veil.graphs.anonymize import AnonymizeConfig
@@ -18,8 +21,8 @@ def add(store: MemoryStore, run_id: str, i: int, text: str, **kw):
     store.add_iteration(run_id, i, text=text, **values)
 
 
-def test_recent_returns_the_last_n_oldest_first(db_path):
-    store = MemoryStore(db_path)
+def test_recent_returns_the_last_n_oldest_first(any_db):
+    store = MemoryStore(any_db)
     try:
         store.create_run("r1", doc_id="d", config={})
         store.create_run("r2", doc_id="e", config={})
@@ -40,8 +43,8 @@ def test_recent_returns_the_last_n_oldest_first(db_path):
         store.close()
 
 
-def test_iterations_keep_scores_clues_edits_tokens_and_diff(db_path):
-    store = MemoryStore(db_path)
+def test_iterations_keep_scores_clues_edits_tokens_and_diff(any_db):
+    store = MemoryStore(any_db)
     try:
         store.create_run("r", doc_id="d", config={"profile": "identity"})
         add(store, "r", 0, "Born in Sacramento in 1933.", prompt_tokens=10, completion_tokens=4, latency_ms=12.5)
@@ -61,8 +64,8 @@ def test_iterations_keep_scores_clues_edits_tokens_and_diff(db_path):
         store.close()
 
 
-def test_runs_lifecycle(db_path):
-    store = MemoryStore(db_path)
+def test_runs_lifecycle(any_db):
+    store = MemoryStore(any_db)
     try:
         store.create_run("a", doc_id="d1", config={"k": 3}, owner="alice")
         store.create_run("a", doc_id="ignored", config={})  # idempotent
@@ -121,7 +124,7 @@ def test_changes_are_word_level_and_bounded():
     assert changes("a " + "long " * 30, "a")[:-1].endswith("…")
 
 
-async def test_memory_survives_a_restart(scripted_llm, bios, db_path):
+async def test_memory_survives_a_restart(scripted_llm, bios, any_db):
     bio = bios["fishback"]
     n = {"i": 0}
 
@@ -131,14 +134,21 @@ async def test_memory_survives_a_restart(scripted_llm, bios, db_path):
 
     llm = scripted_llm(AgentScript(identity=lambda t: identity_answer(bio.name, clues=["photographer"]),
                                    optimizer=optimizer))
-    [result], anon = await anonymize_docs(llm, [bio.document()], db_path, AnonymizeConfig(max_iterations=4))
+    [result], anon = await anonymize_docs(llm, [bio.document()], any_db, AnonymizeConfig(max_iterations=4))
     assert result.iterations == 4
-    # everything is closed now: the Anonymizer closed its store; a raw connection proves it is on disk
-    with sqlite3.connect(db_path) as raw:
-        assert raw.execute("SELECT COUNT(*) FROM iterations WHERE run_id=?", (result.run_id,)).fetchone()[0] == 5
-    raw.close()
+    # everything is closed now: the Anonymizer closed its store; a raw connection proves it is stored
+    if isinstance(any_db, str):
+        import psycopg
 
-    reopened = MemoryStore(db_path)
+        with psycopg.connect(any_db) as raw:
+            assert raw.execute("SELECT COUNT(*) FROM iterations WHERE run_id=%s", (result.run_id,)).fetchone()[0] == 5
+            assert raw.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0] == 0  # done: pruned
+    else:
+        with sqlite3.connect(any_db) as raw:
+            assert raw.execute("SELECT COUNT(*) FROM iterations WHERE run_id=?", (result.run_id,)).fetchone()[0] == 5
+        raw.close()
+
+    reopened = MemoryStore(any_db)
     try:
         run = reopened.get_run(result.run_id)
         assert run["status"] == "done" and run["doc_id"] == bio.id
@@ -150,10 +160,11 @@ async def test_memory_survives_a_restart(scripted_llm, bios, db_path):
         assert [m.text[-4:] for m in reopened.recent(result.run_id, 2)] == ["[vc]", "[vd]"]
     finally:
         reopened.close()
-    assert checkpoint_path(db_path).is_file()
+    if not isinstance(any_db, str):
+        assert checkpoint_path(any_db).is_file()
 
 
-async def test_optimizer_prompt_contains_earlier_versions_from_memory(scripted_llm, bios, db_path):
+async def test_optimizer_prompt_contains_earlier_versions_from_memory(scripted_llm, bios, any_db):
     bio = bios["okafor"]
     n = {"i": 0}
 
@@ -163,7 +174,7 @@ async def test_optimizer_prompt_contains_earlier_versions_from_memory(scripted_l
 
     llm = scripted_llm(AgentScript(identity=lambda t: identity_answer(bio.name), optimizer=optimizer))
     config = AnonymizeConfig(max_iterations=4, memory_window=2)
-    await anonymize_docs(llm, [bio.document()], db_path, config)
+    await anonymize_docs(llm, [bio.document()], any_db, config)
     prompts = optimizer_prompts(llm)
     assert len(prompts) == 4
     memory_of = [p.split("Earlier versions (oldest first):\n", 1)[1].split("\n\n", 1)[0] for p in prompts]

@@ -31,7 +31,7 @@ from veil.errors import LLMError, VeilError
 from veil.graphs.anonymize import AnonymizeConfig, AnonymizeContext, build_graph
 from veil.llm import LLMSettings
 from veil.logging import get_logger
-from veil.memory.store import MemoryStore, checkpoint_path, open_checkpointer
+from veil.memory.store import MemoryStore, open_checkpointer
 
 log = get_logger(__name__)
 
@@ -119,7 +119,8 @@ class Anonymizer:
         self.batch: Batch | None = None  # the last prepared batch: the default of anonymize()
 
     async def __aenter__(self) -> "Anonymizer":
-        self._saver_cm = open_checkpointer(checkpoint_path(self.memory.path))  # WAL, busy timeout, 0600
+        # SQLite beside the memory (WAL, busy timeout, 0600), or the memory's PostgreSQL database
+        self._saver_cm = open_checkpointer(self.memory.checkpoint_db)
         saver = await self._saver_cm.__aenter__()
         self.graph = build_graph(checkpointer=saver)
         return self

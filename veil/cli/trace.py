@@ -54,11 +54,11 @@ def _score(p: int | None, k: int | None) -> str:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    store = MemoryStore(args.db)
-    run = store.get_run(args.run_id)
-    if run is None:
-        raise NotFoundError(f"no run {args.run_id!r} in {store.path} (see `veil trace list`)")
-    its = store.iterations(args.run_id)
+    with MemoryStore(args.db) as store:  # closed: a PostgreSQL store holds a connection pool
+        run = store.get_run(args.run_id)
+        if run is None:
+            raise NotFoundError(f"no run {args.run_id!r} in {store.path} (see `veil trace list`)")
+        its = store.iterations(args.run_id)
     console = Console()
     console.print(f"[bold]run[/bold] {run['run_id']}  doc {run['doc_id']}  status {run['status']}  "
                   f"profile {(run['config'] or {}).get('profile')}")
@@ -96,9 +96,10 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    store = MemoryStore(args.db)
+    with MemoryStore(args.db) as store:
+        runs = store.list_runs(limit=args.n)
     table = Table("run id", "doc", "kind", "status", "created")
-    for r in store.list_runs(limit=args.n):
+    for r in runs:
         table.add_row(r["run_id"], str(r["doc_id"]), r["kind"], r["status"],
                       dt.datetime.fromtimestamp(r["created_at"]).isoformat(timespec="seconds"))
     Console().print(table)

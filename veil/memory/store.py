@@ -19,23 +19,35 @@ memory) and are scrubbed when it finishes, as ``store_text`` says (``$VEIL_STORE
 ``full`` everything. The ground truth a run protected (name, attributes) is kept only with
 ``full``. A failed run keeps its texts for its retry until it succeeds or ``veil purge``.
 
+Many workers, one database: ``--db postgresql://USER:PASSWORD@HOST/DB`` (or ``$VEIL_DB``) keeps
+the same two tables in PostgreSQL (:class:`_Postgres`, psycopg 3 with a connection pool) and the
+checkpoints in LangGraph's ``AsyncPostgresSaver`` (:func:`open_checkpointer`), with the same
+semantics: ``store_text`` scrubbing, checkpoints deleted when a run completes, ``veil purge``.
+It needs the ``postgres`` extra (``pip install 'veil[postgres]'``). The URL's password is never
+printed or logged (:func:`display_db`).
+
 The stdlib ``sqlite3`` is used directly (not an ORM) because the schema is two tables and
 every access is a short indexed query; calls are serialised by a lock so one store can be
-shared by the concurrent documents of a batch.
+shared by the concurrent documents of a batch. The SQL is written once for both backends
+(``INSERT ... ON CONFLICT`` is SQLite >= 3.24 and PostgreSQL); only the placeholders and the
+column types of the schema differ.
 """
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import threading
 import time
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable, Iterator
+from urllib.parse import urlsplit, urlunsplit
 
 from veil.agents.base import MemoryEntry
 
@@ -72,6 +84,8 @@ CREATE TABLE IF NOT EXISTS iterations (
 );
 CREATE INDEX IF NOT EXISTS runs_owner ON runs(owner, created_at);
 """
+# PostgreSQL's REAL is 4 bytes (SQLite's is 8): times and scores are DOUBLE PRECISION there
+PG_SCHEMA = SCHEMA.replace(" REAL", " DOUBLE PRECISION")
 # columns added since the first schema, for databases made before them: (table, column, definition)
 MIGRATIONS = (("runs", "text_stored", "TEXT"),)
 
@@ -97,6 +111,67 @@ def default_home() -> Path:
 
 def default_db_path() -> Path:
     return default_home() / "veil.db"
+
+
+def is_postgres(db: Any) -> bool:
+    """Whether ``db`` names a PostgreSQL database (a ``postgresql://`` or ``postgres://`` URL)."""
+    return isinstance(db, str) and db.startswith(("postgresql://", "postgres://"))
+
+
+def db_arg(value: str) -> str | Path:
+    """``--db``: a PostgreSQL URL as it is, anything else a SQLite file path."""
+    return value if is_postgres(value) else Path(value)
+
+
+def default_db() -> str | Path:
+    """``$VEIL_DB`` (a PostgreSQL URL or a SQLite path), else ``$VEIL_HOME/veil.db``."""
+    value = (os.environ.get("VEIL_DB") or "").strip()
+    return db_arg(value) if value else default_db_path()
+
+
+def display_db(db: Any) -> str:
+    """``db`` as it may be printed or logged: a URL's password is replaced by ``***``."""
+    if not is_postgres(db):
+        return str(db)
+    parts = urlsplit(db)
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        if ":" in userinfo:
+            netloc = userinfo.split(":", 1)[0] + ":***@" + host
+    query = re.sub(r"(?i)(password=)[^&]*", r"\1***", parts.query)
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _postgres_modules():
+    """psycopg and its pool (and LangGraph's Postgres saver importable), or a clear error naming
+    the extra to install."""
+    try:
+        import langgraph.checkpoint.postgres.aio  # noqa: F401
+        import psycopg
+        import psycopg_pool
+    except ImportError as e:
+        from veil.errors import UserInputError
+
+        raise UserInputError(f"a postgresql:// database needs the postgres extra: pip install 'veil[postgres]' ({e})") \
+            from e
+    return psycopg, psycopg_pool
+
+
+def _postgres_error(db: str, e: Exception) -> Exception:
+    from veil.errors import UserInputError
+
+    reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return UserInputError(f"cannot use the database {display_db(db)}: {reason}")
+
+
+PG_CONNECT_TIMEOUT_S = 10
+# advisory lock keys that serialise schema set-up across processes: the memory's tables, and the
+# checkpointer's setup() (its own key: that one builds indexes CONCURRENTLY, which waits for every
+# older transaction, so it must never wait on a transaction that waits for its lock)
+PG_LOCK_KEY = 0x7665696C  # "veil"
+PG_CHECKPOINT_LOCK_KEY = 0x7665696D
+PG_SETUP_WAIT_S = 120.0
 
 
 BUSY_TIMEOUT_S = 60.0  # how long a write waits for another process's write
@@ -130,7 +205,12 @@ def connect(path: str | Path) -> sqlite3.Connection:
 @asynccontextmanager
 async def open_checkpointer(path: str | Path) -> AsyncIterator[Any]:
     """LangGraph's ``AsyncSqliteSaver`` on ``path``, on a connection made like :func:`connect`
-    (``AsyncSqliteSaver.from_conn_string`` waits 5 s for a lock and starts in rollback mode)."""
+    (``AsyncSqliteSaver.from_conn_string`` waits 5 s for a lock and starts in rollback mode);
+    for a ``postgresql://`` URL, LangGraph's ``AsyncPostgresSaver`` (set up, on a pool)."""
+    if is_postgres(path):
+        async with _open_postgres_checkpointer(str(path)) as saver:
+            yield saver
+        return
     import aiosqlite
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -141,6 +221,162 @@ async def open_checkpointer(path: str | Path) -> AsyncIterator[Any]:
         await conn.execute("PRAGMA journal_mode=WAL")
         await conn.execute("PRAGMA secure_delete=ON")
         yield AsyncSqliteSaver(conn)
+
+
+@asynccontextmanager
+async def _open_postgres_checkpointer(url: str, max_size: int = 8) -> AsyncIterator[Any]:
+    """``AsyncPostgresSaver`` on a connection pool (the connection settings its
+    ``from_conn_string`` uses: autocommit, no prepared statements, dict rows), after its
+    ``setup()`` (tables and migrations), which runs under an advisory lock so that workers
+    starting together do not race on the migrations."""
+    psycopg, psycopg_pool = _postgres_modules()
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from psycopg.rows import dict_row
+
+    kwargs = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
+    try:
+        async with await psycopg.AsyncConnection.connect(url, connect_timeout=PG_CONNECT_TIMEOUT_S, **kwargs) as conn:
+            # polled, not waited on in a statement: a waiting statement holds a snapshot that the
+            # lock holder's CREATE INDEX CONCURRENTLY would wait for (a deadlock)
+            deadline = time.monotonic() + PG_SETUP_WAIT_S
+            while not (await (await conn.execute("SELECT pg_try_advisory_lock(%s) AS ok",
+                                                 (PG_CHECKPOINT_LOCK_KEY,))).fetchone())["ok"]:
+                if time.monotonic() > deadline:
+                    raise _postgres_error(url, TimeoutError("another process kept the checkpoint set-up lock"))
+                await asyncio.sleep(0.1)
+            try:
+                await AsyncPostgresSaver(conn).setup()
+            finally:
+                await conn.execute("SELECT pg_advisory_unlock(%s)", (PG_CHECKPOINT_LOCK_KEY,))
+    except psycopg.Error as e:
+        raise _postgres_error(url, e) from e
+    async with psycopg_pool.AsyncConnectionPool(
+        url, min_size=1, max_size=max_size, kwargs={**kwargs, "connect_timeout": PG_CONNECT_TIMEOUT_S},
+        check=psycopg_pool.AsyncConnectionPool.check_connection, open=False, name="veil-checkpoints",
+    ) as pool:
+        yield AsyncPostgresSaver(pool)
+
+
+async def checkpoint_threads(saver: Any) -> set[str]:
+    """The thread ids that have checkpoints or pending writes in ``saver`` (SQLite or Postgres);
+    an empty set where its tables do not exist."""
+    if hasattr(saver.conn, "connection"):  # a psycopg pool: AsyncPostgresSaver
+        async with saver.conn.connection() as conn:
+            cur = await conn.execute("SELECT thread_id FROM checkpoints UNION SELECT thread_id FROM checkpoint_writes"
+                                     " UNION SELECT thread_id FROM checkpoint_blobs")
+            return {row["thread_id"] for row in await cur.fetchall()}
+    try:
+        cur = await saver.conn.execute("SELECT DISTINCT thread_id FROM checkpoints UNION SELECT DISTINCT thread_id FROM writes")
+    except Exception as e:  # noqa: BLE001 - no checkpoint tables in this file
+        if "no such table" in str(e):
+            return set()
+        raise
+    return {row[0] for row in await cur.fetchall()}
+
+
+class _Tx:
+    """One transaction's queries: ``?`` placeholders (translated for psycopg), rows as dicts."""
+
+    def __init__(self, execute: Callable[[str, Any], Any], placeholder: str):
+        self._execute, self._ph = execute, placeholder
+
+    def run(self, sql: str, args: Any = ()) -> Any:
+        return self._execute(sql if self._ph == "?" else sql.replace("?", self._ph), args)
+
+    def all(self, sql: str, args: Any = ()) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.run(sql, args).fetchall()]
+
+    def one(self, sql: str, args: Any = ()) -> dict[str, Any] | None:
+        row = self.run(sql, args).fetchone()
+        return dict(row) if row is not None else None
+
+
+class _SQLite:
+    """The SQLite backend: one connection (:func:`connect`), calls serialised by a lock."""
+
+    def __init__(self, path: Path):
+        self._lock = threading.Lock()
+        self._conn = connect(path)
+        self._conn.row_factory = sqlite3.Row
+        with self._lock:
+            self._conn.executescript(SCHEMA)
+            for table, column, definition in MIGRATIONS:
+                if column not in {r["name"] for r in self._conn.execute(f"PRAGMA table_info({table})")}:
+                    try:
+                        self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+                    except sqlite3.OperationalError as e:  # another process added it just now
+                        if "duplicate column" not in str(e):
+                            raise
+            self._conn.commit()
+
+    @contextmanager
+    def tx(self) -> Iterator[_Tx]:
+        with self._lock:
+            try:
+                yield _Tx(self._conn.execute, "?")
+                self._conn.commit()
+            except BaseException:
+                self._conn.rollback()
+                raise
+
+    def vacuum(self) -> None:
+        with self._lock:
+            self._conn.execute("VACUUM")
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+class _Postgres:
+    """The PostgreSQL backend: a psycopg connection pool (thread-safe; broken connections are
+    replaced), one transaction per call. The schema is created under an advisory lock so that
+    workers starting together do not race on ``CREATE TABLE``."""
+
+    CHECKPOINT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
+
+    def __init__(self, url: str, max_size: int = 4):
+        psycopg, psycopg_pool = _postgres_modules()
+        from psycopg.rows import dict_row
+
+        self._url, self._psycopg = url, psycopg
+        try:
+            with psycopg.connect(url, autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT_S) as conn:
+                with conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (PG_LOCK_KEY,))
+                    conn.execute(PG_SCHEMA)
+                    for table, column, definition in MIGRATIONS:
+                        conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {definition}")
+        except psycopg.Error as e:
+            raise _postgres_error(url, e) from e
+        self._pool = psycopg_pool.ConnectionPool(
+            url, min_size=1, max_size=max_size, open=True, name="veil-memory",
+            kwargs={"row_factory": dict_row, "connect_timeout": PG_CONNECT_TIMEOUT_S},
+            check=psycopg_pool.ConnectionPool.check_connection,
+        )
+
+    @contextmanager
+    def tx(self) -> Iterator[_Tx]:
+        try:
+            with self._pool.connection() as conn:  # commits at the end, rolls back on an exception
+                yield _Tx(conn.execute, "%s")
+        except self._psycopg.DataError as e:
+            if "NUL" not in str(e):
+                raise
+            from veil.errors import UserInputError
+
+            raise UserInputError("the text contains a NUL character (U+0000), which a PostgreSQL database cannot "
+                                 "store: remove it, or use a SQLite database (--db PATH)") from e
+
+    def vacuum(self) -> None:
+        """VACUUM veil's tables (the checkpointer's too): dead rows become reusable space."""
+        with self._psycopg.connect(self._url, autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT_S) as conn:
+            for table in ("runs", "iterations", *self.CHECKPOINT_TABLES):
+                if conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()[0] is not None:
+                    conn.execute(f"VACUUM {table}")
+
+    def close(self) -> None:
+        self._pool.close()
 
 
 def unified_diff(before: str, after: str) -> str:
@@ -159,23 +395,31 @@ def unified_diff(before: str, after: str) -> str:
 
 
 class MemoryStore:
+    """Runs and their iterations in SQLite (a file path, the default) or PostgreSQL (a
+    ``postgresql://`` URL); ``path`` is what may be shown (a URL without its password)."""
+
     def __init__(self, path: str | Path | None = None, *, store_text: str | None = None):
-        self.path = Path(path) if path else default_db_path()
+        db = path if path is not None else default_db()
         self._store_text = store_text
         self.store_text  # noqa: B018 - a bad value fails here, not when a run finishes
-        self._lock = threading.Lock()
-        self._conn = connect(self.path)
-        self._conn.row_factory = sqlite3.Row
-        with self._lock:
-            self._conn.executescript(SCHEMA)
-            for table, column, definition in MIGRATIONS:
-                if column not in {r["name"] for r in self._conn.execute(f"PRAGMA table_info({table})")}:
-                    try:
-                        self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
-                    except sqlite3.OperationalError as e:  # another process added it just now
-                        if "duplicate column" not in str(e):
-                            raise
-            self._conn.commit()
+        if is_postgres(db):
+            self.url: str | None = str(db)
+            self.path: Any = display_db(db)
+            self._db: Any = _Postgres(self.url)
+        else:
+            self.url = None
+            self.path = Path(db)
+            self._db = _SQLite(self.path)
+
+    @property
+    def backend(self) -> str:
+        return "postgres" if self.url else "sqlite"
+
+    @property
+    def checkpoint_db(self) -> str | Path:
+        """Where LangGraph's checkpoints go: the same PostgreSQL database, or a SQLite file beside
+        this one (:func:`checkpoint_path`)."""
+        return self.url if self.url else checkpoint_path(self.path)
 
     @property
     def store_text(self) -> str:
@@ -190,46 +434,48 @@ class MemoryStore:
         self._store_text = value
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._db.close()
+
+    def __enter__(self) -> "MemoryStore":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     # -- runs ----------------------------------------------------------------------------
     def create_run(
         self, run_id: str, *, doc_id: str | None, config: dict[str, Any], owner: str | None = None, kind: str = "anonymize"
     ) -> None:
         now = time.time()
-        with self._lock:
-            self._conn.execute(
-                "INSERT OR IGNORE INTO runs(run_id, doc_id, owner, kind, status, config, created_at, updated_at)"
-                " VALUES (?,?,?,?,?,?,?,?)",
+        with self._db.tx() as db:
+            db.run(
+                "INSERT INTO runs(run_id, doc_id, owner, kind, status, config, created_at, updated_at)"
+                " VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(run_id) DO NOTHING",
                 (run_id, doc_id, owner, kind, "running", json.dumps(config), now, now),
             )
-            self._conn.commit()
 
     def finish_run(self, run_id: str, *, result: dict[str, Any] | None = None, error: str | None = None) -> None:
         """Record the outcome. A run that is done has its texts scrubbed as ``store_text`` says
         (a failed one keeps them for its retry)."""
         status = "failed" if error else "done"
         stored = "full"
-        with self._lock:
+        with self._db.tx() as db:
             if status == "done" and self.store_text != "full":
-                self._scrub(run_id)
+                self._scrub(db, run_id)
                 stored = self.store_text
                 if result is not None and result.get("protected"):
                     result = {**result, "protected": self._redacted(result["protected"])}
-            self._conn.execute(
+            db.run(
                 "UPDATE runs SET status=?, result=?, error=?, text_stored=?, updated_at=? WHERE run_id=?",
                 (status, json.dumps(result) if result is not None else None, error, stored, time.time(), run_id),
             )
-            self._conn.commit()
 
-    def _scrub(self, run_id: str) -> None:
+    def _scrub(self, db: _Tx, run_id: str) -> None:
         """Replace the texts of a run's iterations (none: empty, hash: their sha256) and drop
-        their diffs, clues and edits (fragments of the text). Call under the lock."""
-        rows = self._conn.execute("SELECT iteration, text FROM iterations WHERE run_id=?", (run_id,)).fetchall()
-        for r in rows:
+        their diffs, clues and edits (fragments of the text), in the caller's transaction."""
+        for r in db.all("SELECT iteration, text FROM iterations WHERE run_id=?", (run_id,)):
             text = "" if self.store_text == "none" else text_hash(r["text"] or "")
-            self._conn.execute(
+            db.run(
                 "UPDATE iterations SET text=?, diff=NULL, clues='[]', edits='[]' WHERE run_id=? AND iteration=?",
                 (text, run_id, r["iteration"]),
             )
@@ -245,32 +491,30 @@ class MemoryStore:
         q, args = "SELECT run_id FROM runs", ()
         if older_than is not None:
             q, args = q + " WHERE created_at < ?", (older_than,)
-        with self._lock:
-            return [r["run_id"] for r in self._conn.execute(q, args).fetchall()]
+        with self._db.tx() as db:
+            return [r["run_id"] for r in db.all(q, args)]
 
     def delete_runs(self, run_ids: list[str]) -> int:
         """Delete runs and their iterations; returns how many runs were deleted."""
         n = 0
-        with self._lock:
+        with self._db.tx() as db:
             for i in range(0, len(run_ids), 500):
                 chunk = run_ids[i : i + 500]
                 marks = ",".join("?" * len(chunk))
-                self._conn.execute(f"DELETE FROM iterations WHERE run_id IN ({marks})", chunk)
-                n += self._conn.execute(f"DELETE FROM runs WHERE run_id IN ({marks})", chunk).rowcount
-            self._conn.commit()
+                db.run(f"DELETE FROM iterations WHERE run_id IN ({marks})", chunk)
+                n += db.run(f"DELETE FROM runs WHERE run_id IN ({marks})", chunk).rowcount
         return n
 
     def vacuum(self) -> None:
-        """Give the freed pages back to the file system (the file shrinks)."""
-        with self._lock:
-            self._conn.execute("VACUUM")
+        """SQLite: give the freed pages back to the file system (the file shrinks). PostgreSQL:
+        VACUUM veil's tables and the checkpointer's (dead rows become reusable space)."""
+        self._db.vacuum()
 
     def get_run(self, run_id: str) -> dict[str, Any] | None:
-        with self._lock:
-            row = self._conn.execute("SELECT * FROM runs WHERE run_id=?", (run_id,)).fetchone()
-        if row is None:
+        with self._db.tx() as db:
+            d = db.one("SELECT * FROM runs WHERE run_id=?", (run_id,))
+        if d is None:
             return None
-        d = dict(row)
         for key in ("config", "result"):
             d[key] = json.loads(d[key]) if d[key] else None
         return d
@@ -282,8 +526,8 @@ class MemoryStore:
             q += " WHERE owner=?"
             args = (owner,)
         q += " ORDER BY created_at DESC LIMIT ?"
-        with self._lock:
-            return [dict(r) for r in self._conn.execute(q, (*args, limit)).fetchall()]
+        with self._db.tx() as db:
+            return db.all(q, (*args, limit))
 
     # -- iterations ----------------------------------------------------------------------
     def add_iteration(
@@ -304,12 +548,17 @@ class MemoryStore:
     ) -> None:
         prev = self._previous_text(run_id, iteration)
         diff = unified_diff(prev, text) if prev is not None else None
-        with self._lock:
-            # REPLACE: a run resumed from its checkpoint may redo the iteration it was in
-            self._conn.execute(
-                "INSERT OR REPLACE INTO iterations(run_id, iteration, mode, text, diff, privacy_score, k,"
+        with self._db.tx() as db:
+            # an upsert: a run resumed from its checkpoint may redo the iteration it was in
+            db.run(
+                "INSERT INTO iterations(run_id, iteration, mode, text, diff, privacy_score, k,"
                 " utility_score, clues, edits, prompt_tokens, completion_tokens, latency_ms, created_at)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                " ON CONFLICT(run_id, iteration) DO UPDATE SET mode=excluded.mode, text=excluded.text,"
+                " diff=excluded.diff, privacy_score=excluded.privacy_score, k=excluded.k,"
+                " utility_score=excluded.utility_score, clues=excluded.clues, edits=excluded.edits,"
+                " prompt_tokens=excluded.prompt_tokens, completion_tokens=excluded.completion_tokens,"
+                " latency_ms=excluded.latency_ms, created_at=excluded.created_at",
                 (
                     run_id,
                     iteration,
@@ -327,37 +576,31 @@ class MemoryStore:
                     time.time(),
                 ),
             )
-            self._conn.commit()
 
     def _previous_text(self, run_id: str, iteration: int) -> str | None:
-        with self._lock:
-            row = self._conn.execute(
+        with self._db.tx() as db:
+            row = db.one(
                 "SELECT text FROM iterations WHERE run_id=? AND iteration<? ORDER BY iteration DESC LIMIT 1",
                 (run_id, iteration),
-            ).fetchone()
+            )
         return row["text"] if row else None
 
     def iterations(self, run_id: str) -> list[dict[str, Any]]:
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT * FROM iterations WHERE run_id=? ORDER BY iteration", (run_id,)
-            ).fetchall()
-        out = []
-        for r in rows:
-            d = dict(r)
+        with self._db.tx() as db:
+            rows = db.all("SELECT * FROM iterations WHERE run_id=? ORDER BY iteration", (run_id,))
+        for d in rows:
             d["clues"] = json.loads(d["clues"] or "[]")
             d["edits"] = json.loads(d["edits"] or "[]")
-            out.append(d)
-        return out
+        return rows
 
     def recent(self, run_id: str, n: int = 3) -> list[MemoryEntry]:
         """The last ``n`` iterations of a run, oldest first: what the optimizer remembers."""
-        with self._lock:
-            rows = self._conn.execute(
+        with self._db.tx() as db:
+            rows = db.all(
                 "SELECT iteration, text, privacy_score, utility_score, mode, clues FROM iterations"
                 " WHERE run_id=? ORDER BY iteration DESC LIMIT ?",
                 (run_id, n),
-            ).fetchall()
+            )
         return [
             MemoryEntry(
                 iteration=r["iteration"],

@@ -131,8 +131,12 @@ async def run_audit(
         originals=list(originals), sanitized=list(sanitized), ids=ids, sanitized_ids=sanitized_ids,
         config=config, judge=judge, atomizer=atomizer, progress=progress,
     )
-    path = Path(db_path) if db_path is not None else default_db_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from veil.memory.store import default_db, is_postgres
+
+    # a SQLite file, or a PostgreSQL URL (the anonymize runs' database); default $VEIL_DB, else veil.db
+    path = db_path if is_postgres(db_path) else Path(db_path) if db_path is not None else default_db()
+    if not is_postgres(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
     n_chunks = -(-len(originals) // config.chunk_size)
     run_cfg = {"configurable": {"thread_id": aid}, "recursion_limit": n_chunks + 20}
     try:
