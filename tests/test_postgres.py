@@ -333,3 +333,55 @@ def test_a_nul_character_fails_its_document_only(scripted_llm, tmp_path, pg_url,
     assert rc == 1, err
     assert rows[0]["anonymized_text"] and "error" not in rows[0]
     assert "contains a NUL character" in rows[1]["error"] and "Traceback" not in err
+
+
+def test_an_audit_is_checkpointed_in_postgres_and_purged_with_all(tmp_path, pg_url, capsys):
+    """`veil audit --db postgresql://…`: its checkpoints (which cache its report) go to the same
+    database; a rerun returns the stored report; `veil purge --all` deletes them."""
+    from tests.test_audit import CLAIMS, ORIGINALS, SANITIZED
+
+    def write(path: Path, rows: list) -> Path:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        return path
+
+    orig = write(tmp_path / "o.jsonl", [{"text": o} for o in ORIGINALS])
+    san = write(tmp_path / "s.jsonl", [{"anonymized_text": s} for s in SANITIZED])
+    claims = write(tmp_path / "claims.jsonl", CLAIMS)
+    argv = ["audit", "--original", str(orig), "--sanitized", str(san), "--claims", str(claims), "--judge", "none",
+            "-o", str(tmp_path / "r.json"), "--db", pg_url, "--no-progress"]
+    assert main(argv) == 0, capsys.readouterr().err
+    first = json.loads((tmp_path / "r.json").read_text())
+    assert len(checkpoint_threads(pg_url)) == 1 and not (tmp_path / "veil-home" / "veil.db").exists()
+    assert main(argv) == 0, capsys.readouterr().err
+    second = json.loads((tmp_path / "r.json").read_text())
+    assert second.get("cached") is True and second["lexical_privacy"] == first["lexical_privacy"]
+    capsys.readouterr()
+    assert main(["purge", "--all", "--db", pg_url]) == 0
+    assert "the checkpoints of 1 thread(s)" in capsys.readouterr().out
+    assert checkpoint_threads(pg_url) == set()
+
+
+def test_two_servers_share_one_database(pg_url):
+    """Two `veil serve` workers (in-process uvicorn apps) on one database: a run made through
+    one is read through the other, still scoped to the key that made it, and its trace page
+    shows it."""
+    import httpx
+
+    from tests.conftest_server import KEY_A, KEY_B, TEXT, responder, running_server
+    from veil.testing.scripted_llm import ScriptedLLM
+
+    def h(key: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {key}"}
+
+    with ScriptedLLM(responder) as llm, running_server(llm, pg_url) as one, running_server(llm, pg_url) as two:
+        r = httpx.post(one + "/v1/anonymize", headers=h(KEY_A), timeout=60,
+                       json={"documents": [{"id": "d", "text": TEXT, "name": "Alice Smith"}],
+                             "options": {"max_iterations": 1}})
+        assert r.status_code == 200, r.text
+        [doc] = r.json()["data"]
+        assert doc["status"] == "done" and "Alice" not in doc["anonymized_text"]
+        run = httpx.get(f"{two}/v1/runs/{doc['run_id']}", headers=h(KEY_A))
+        assert run.status_code == 200 and run.json()["result"]["anonymized_text"] == doc["anonymized_text"]
+        assert httpx.get(f"{two}/v1/runs/{doc['run_id']}", headers=h(KEY_B)).status_code == 404
+        assert httpx.get(f"{two}/traces/{doc['run_id']}", headers=h(KEY_A)).status_code == 200
+    assert checkpoint_threads(pg_url) == set()
