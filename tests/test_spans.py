@@ -133,3 +133,14 @@ def test_place_info_ladder_data():
     assert info["kind"] == "city" and info["admin1"] == "California" and info["continent"] == "NA"
     assert place_info("France")["kind"] == "country"
     assert place_info("Texas")["kind"] == "admin1"
+
+
+def test_exonyms_of_large_cities_are_places():
+    """"Seville" is geonames' Sevilla, "Aarhus" its Århus: the gazetteer knows their English
+    names, so they generalize to their country instead of being deleted with their phrase."""
+    from veil.agents.local.spans import place_info
+
+    assert place_info("Seville")["country_code"] == "ES"
+    assert place_info("Aarhus")["country_code"] == "DK"
+    assert place_info("Cologne")["name"] == "Köln"
+    assert place_info("Reading") is None or place_info("Reading")["country_code"] == "GB"

@@ -149,11 +149,28 @@ def _build_gazetteer() -> Gazetteer:
                 "name": c["name"], "geonameid": c["geonameid"], "country_code": c["countrycode"],
                 "admin1": c.get("admin1code"), "population": c["population"],
             }
+    # English and other exonyms of large cities ("Seville" for Sevilla, "Aarhus" for Århus):
+    # geonames' alternate names, Latin script, capitalised, never over a primary name, a
+    # country or a word veil's lexicons know as something else
+    taken = set(cities) | set(countries) | set(states) | set(never) | set(lex["nonname"]) | set(lex["first_names"])
+    for c in gc.get_cities().values():
+        if c["population"] < 100_000:
+            continue
+        for alt in c.get("alternatenames") or ():
+            key = fold(alt)
+            if (len(key) < 4 or key in taken or not _EXONYM.fullmatch(alt)
+                    or (key in cities and cities[key]["population"] >= c["population"])):
+                continue
+            cities[key] = {"name": c["name"], "geonameid": c["geonameid"], "country_code": c["countrycode"],
+                           "admin1": c.get("admin1code"), "population": c["population"]}
     return Gazetteer(
         cities=cities, states=states, state_codes=state_codes, countries=countries, country_by_code=by_code,
         continents=continents, continent_names={fold(v): k for k, v in continents.items()}, regions=regions,
         aliases={fold(k): v for k, v in lex["place_aliases"].items()},
     )
+
+
+_EXONYM = re.compile(r"[A-Z][a-z\u00e0-\u00ff]+(?:[ -][A-Z][a-z\u00e0-\u00ff]+)?")
 
 
 def place_info(name: str) -> dict | None:
