@@ -379,8 +379,24 @@ class _Postgres:
         self._pool.close()
 
 
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+
+
 def unified_diff(before: str, after: str) -> str:
-    """Word-level diff in a compact form: ``[-old-]{+new+}`` (git's --word-diff style)."""
+    """Word-level diff in a compact form: ``[-old-]{+new+}`` (git's --word-diff style). Sentences
+    are matched first and words only within the sentences that changed: a word-level
+    SequenceMatcher over a whole book is quadratic."""
+    a, b = _SENTENCE_BREAK.split(before.strip()), _SENTENCE_BREAK.split(after.strip())
+    out: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(" ".join(" ".join(x.split()) for x in a[i1:i2]))
+        else:
+            out.append(_word_diff(" ".join(a[i1:i2]), " ".join(b[j1:j2])))
+    return " ".join(x for x in out if x)
+
+
+def _word_diff(before: str, after: str) -> str:
     a, b = before.split(), after.split()
     out: list[str] = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
