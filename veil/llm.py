@@ -272,6 +272,12 @@ def _refused(error: BaseException) -> bool:
 _INPUT_ECHO = re.compile(r"""(['"]input['"]:\s*)(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^,}]*)""")
 
 
+def _being_cancelled() -> bool:
+    """The current task has a cancellation pending (Python 3.11's ``Task.cancelling``)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
 def endpoint_message(error: openai.APIStatusError, limit: int = 300) -> str:
     """The endpoint's own error message, short and without a traceback or an echo of the input
     (pydantic validation errors repeat the offending value; that value may be text)."""
@@ -518,6 +524,10 @@ class LLMClient:
                 if slots is not None:
                     slots.release()
                 usage.latency_ms += (time.perf_counter() - t0) * 1000
+            if failure is not None and _being_cancelled():
+                # a library turned our cancellation (Ctrl-C, a client gone) into a timeout or a
+                # connection error: stop instead of retrying, or the run never stops
+                raise asyncio.CancelledError()
             if failure is not None:  # transport: backoff, bounded by max_retries
                 last = failure
                 if transport_tries >= s.max_retries:
