@@ -344,8 +344,11 @@ def test_interrupted_run_resumes_without_redoing_finished_docs(scripted_llm, tmp
     src = write_jsonl(tmp_path / "in.jsonl", records)
     dst = tmp_path / "out.jsonl"
     partial = tmp_path / "out.jsonl.partial"
+    # Ctrl-C as a terminal sends it: a shell runs background jobs (and CI may run pytest) with
+    # SIGINT ignored, which a child inherits, and Python then installs no KeyboardInterrupt
     proc = subprocess.Popen([VEIL, *jsonl_args(src, dst, llm, db_path)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+                            stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 45
         while time.monotonic() < deadline and proc.poll() is None:
