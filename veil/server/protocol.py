@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from veil.anonymizer import IterationUpdate
 from veil.graphs.anonymize.configuration import RunOptions
 
 ANONYMIZE_MODEL = "veil-anonymize"
@@ -145,12 +146,8 @@ class ChunkChoice(BaseModel):
     logprobs: None = None
 
 
-class IterationProgress(BaseModel):
-    iteration: int
-    mode: str | None = None
-    privacy_score: int | None = None
-    k: int | None = None
-    utility_score: float | None = None
+# a stream's per-iteration progress is the graph's own iteration report (one model)
+IterationProgress = IterationUpdate
 
 
 class ChatCompletionChunk(BaseModel):

@@ -409,7 +409,7 @@ class OpenAIServingChat:
             task.add_done_callback(lambda _: (service.release(1), updates.put_nowait(None)))
             service.track(task)  # the run finishes and is stored even if the client goes away
             while (update := await updates.get()) is not None:
-                yield chunk({"content": ""}, veil=IterationProgress(**update.model_dump()))
+                yield chunk({"content": ""}, veil=update)
             r = task.result()
             if r.status != "done":
                 yield sse(error_body(502, f"anonymization failed (run {r.run_id}): {r.error}", code="run_failed"))
