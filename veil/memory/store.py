@@ -44,7 +44,7 @@ import re
 import sqlite3
 import threading
 import time
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, closing, contextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterator
 from urllib.parse import urlsplit, urlunsplit
@@ -190,13 +190,34 @@ def create_private(path: Path) -> None:
             pass
 
 
+def ensure_wal(path: Path) -> None:
+    """Put the database file in WAL mode (a property of the file: once is enough). Two
+    processes opening a new database together race for the switch, and SQLite answers the
+    loser "database is locked" at once, without its busy handler (CI saw it): retry until the
+    busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    with closing(sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)) as conn:
+        while True:
+            try:
+                # A file system without shared memory answers another mode: SQLite then
+                # keeps its rollback journal, which is correct, only slower.
+                conn.execute("PRAGMA journal_mode=WAL").fetchone()
+                return
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) and "busy" not in str(e):
+                    raise
+                if time.monotonic() > deadline:
+                    raise
+            time.sleep(0.05)
+
+
 def connect(path: str | Path) -> sqlite3.Connection:
     """A connection to a veil database: created 0600, WAL mode, a busy timeout."""
     path = Path(path)
     create_private(path)
+    ensure_wal(path)
     conn = sqlite3.connect(path, check_same_thread=False, timeout=BUSY_TIMEOUT_S)
     conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-    conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA secure_delete=ON")
     return conn
@@ -216,9 +237,9 @@ async def open_checkpointer(path: str | Path) -> AsyncIterator[Any]:
 
     path = Path(path)
     create_private(path)
+    await asyncio.to_thread(ensure_wal, path)
     async with aiosqlite.connect(str(path), timeout=BUSY_TIMEOUT_S) as conn:
         await conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-        await conn.execute("PRAGMA journal_mode=WAL")
         await conn.execute("PRAGMA secure_delete=ON")
         yield AsyncSqliteSaver(conn)
 
