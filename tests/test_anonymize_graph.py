@@ -450,3 +450,33 @@ def test_config_defaults_and_bounds():
     with pytest.raises(ValueError):
         AnonymizeConfig(u_target=1.5)
     assert json.loads(AnonymizeConfig(profile="attributes").model_dump_json())["k"] == 3
+
+
+async def test_time_budget_stops_the_loop_after_the_iteration_in_flight(scripted_llm, bios, db_path):
+    """A slow endpoint: the document's time budget is spent during the first optimizer call, so
+    the loop evaluates that version, then stops (not at max_iterations) and keeps it."""
+    import time
+
+    bio = bios["fishback"]
+    def slow(edits):
+        def optimizer(text):
+            time.sleep(1.0)
+            return edits(text)
+        return optimizer
+
+    def slow_optimizer():
+        return slow(scripted_edits(lambda t: t.replace("1933", "the 1930s"),
+                                   lambda t: t.replace("Sacramento", "California")))
+
+    llm = scripted_llm(AgentScript(identity=reidentify_while(bio.marker, bio.name), optimizer=slow_optimizer()))
+    [result], _ = await anonymize_docs(llm, [bio.document()], db_path,
+                                       AnonymizeConfig(max_iterations=5, time_budget=0.5))
+    assert len(llm.requests_for("OptimizerAnswer")) == 1
+    assert result.iterations == 1 and result.stop_reason == "time_budget"
+    assert "the 1930s" in result.anonymized_text and result.status == "done"
+    assert len(iterations(db_path, result.run_id)) == 2
+
+    # without a budget the same endpoint gets every round
+    llm = scripted_llm(AgentScript(identity=reidentify_while(bio.marker, bio.name), optimizer=slow_optimizer()))
+    [result], _ = await anonymize_docs(llm, [bio.document()], db_path, AnonymizeConfig(max_iterations=2))
+    assert result.iterations == 2 and result.stop_reason == "targets_met"

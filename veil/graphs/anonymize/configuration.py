@@ -36,6 +36,10 @@ class RunOptions(BaseModel):
     u_target: float = Field(default=0.9, ge=0.0, le=1.0, description="utility target in [0, 1]")
     max_iterations: int = Field(default=5, ge=0, le=50, description="optimizer edits at most")
     memory_window: int = Field(default=3, ge=0, le=50, description="earlier iterations the optimizer sees")
+    time_budget: float | None = Field(default=None, gt=0, le=86400,
+                                      description="seconds one document may take (wall clock, from its start); "
+                                      "once spent, its loop stops after the iteration in flight and keeps its best "
+                                      "version (stop: time_budget); default: no limit")
 
     def config(self, *, has_name: bool = False, has_attributes: bool = False) -> "AnonymizeConfig":
         """The graph's configuration. The profile rule lives here and nowhere else."""

@@ -4,7 +4,7 @@
                                                                         \\-> finish
 
 Privacy mode while the privacy score is below ``p_max``; utility mode after. It stops when
-both targets are met, at ``max_iterations`` edits, when the optimizer changes nothing twice, or
+both targets are met, at ``max_iterations`` edits, when the document's ``time_budget`` is spent, when the optimizer changes nothing twice, or
 when the optimizer's answer was rejected (after its retry) and nothing else changed: the reason
 is recorded (``rejections``, ``stop_reason="rejected"``). The result is the lexicographically
 best version seen (privacy first, capped at ``p_max``, then utility), not simply the last one;
@@ -16,6 +16,7 @@ Iteration 0 evaluates the untouched original: the attacker's own rank there
 
 from __future__ import annotations
 
+import time
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -72,7 +73,7 @@ async def prepare_task(state: AnonymizeState, runtime: Runtime[AnonymizeContext]
         if probe.guesses:
             task.name = probe.guesses[0].value
         usage = usage + probe.usage
-    return {"task": task.model_dump(), "usage": _usage(usage)}
+    return {"task": task.model_dump(), "usage": _usage(usage), "started_at": time.time()}
 
 
 async def evaluate_privacy(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> dict[str, Any]:
@@ -130,9 +131,18 @@ def targets_met(state: AnonymizeState, cfg: AnonymizeConfig) -> bool:
     return Task.model_validate(state["task"]).privacy_met(privacy["score"]) and utility["score"] >= cfg.u_target
 
 
+def budget_spent(state: AnonymizeState, cfg: AnonymizeConfig) -> bool:
+    """The document's time budget is used up (wall clock since its loop began; a resumed run
+    counts from the first start, so an interrupted document does not get a fresh budget)."""
+    started = state.get("started_at")
+    return cfg.time_budget is not None and started is not None and time.time() - started >= cfg.time_budget
+
+
 def decide(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> Literal["optimize", "finish"]:
     cfg = runtime.context.config
     if targets_met(state, cfg):
+        return "finish"
+    if budget_spent(state, cfg):
         return "finish"
     if state.get("iteration", 0) >= cfg.max_iterations:
         return "finish"
@@ -186,6 +196,8 @@ async def finish(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> d
         reason = "targets_met"
     elif state.get("unchanged", 0) >= 2:
         reason = "converged"
+    elif budget_spent(state, runtime.context.config) and state.get("iteration", 0) < runtime.context.config.max_iterations:
+        reason = "time_budget"
     else:
         reason = "max_iterations"
     return {"stop_reason": reason}

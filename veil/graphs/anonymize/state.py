@@ -39,4 +39,5 @@ class AnonymizeState(TypedDict, total=False):
     verified: bool  # False once a P-Evaluator result came from no attack at all
     protections: list[str]  # what was applied when no attack could verify it
     rejections: list[dict[str, Any]]  # optimizer answers rejected by the guards: iteration, mode, reason
+    started_at: float  # wall clock (time.time()) when the document's loop began: the time budget counts from it
     usage: Annotated[dict[str, float], add_usage]
