@@ -203,6 +203,16 @@ def test_apply_articles_and_capitalisation():
     assert out == "A museum bought a North American painting at a college sale."
 
 
+def test_apply_keeps_a_pseudonym_capitalised_where_the_span_was_lowercase():
+    """NER also tags lowercase mentions ("with avy and mark"); their pseudonym is still "Person
+    X" ("person AVY" was the benchmark's one truthfulness violation), while a role noun or a
+    kind takes the slot's lower case."""
+    text = "He played with avy at home."
+    s = Span(15, 18, "avy", "PERSON")
+    assert apply(text, [(s, "Person AB")]) == "He played with Person AB at home."
+    assert apply(text, [(s, "A relative")]) == "He played with a relative at home."
+
+
 def test_apply_deletion_and_overlaps():
     text = "Kurt studied art. Kurt left."
     s1 = Span(0, 4, "Kurt", "PERSON")

@@ -19,9 +19,9 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from veil.agents.local.generalize import PSEUDONYM as _PSEUDONYM
 from veil.agents.local.retrieval import tokenize
 
-_PSEUDONYM = re.compile(r"\bPerson [A-Z]{1,3}\b")
 _PLACEHOLDER = re.compile(r"\[[a-z ]+\]")
 
 # words of the ladders that are not in the lexicons: dates, ranges, generic kinds, placeholders

@@ -58,6 +58,9 @@ def _name_tokens(name: str) -> list[str]:
     return toks
 
 
+PSEUDONYM = re.compile(r"\bPerson [A-Z]{1,3}\b")  # what PseudonymTable writes (its default prefix)
+
+
 def _label(i: int) -> str:
     s = ""
     i += 1
@@ -637,6 +640,8 @@ def apply(text: str, replacements: list[tuple[Span, str]]) -> str:
 
 def _keeps_case(repl: str) -> bool:
     """Proper-noun rungs keep their capitals ("California", "Person A", "May 1961")."""
+    if PSEUDONYM.match(repl):  # "Person A", never "person A" ("person" alone is a role noun)
+        return True
     first = repl.split(" ", 1)[0]
     return first[:1].isupper() and first.lower() not in ("a", "an", "the", "they", "their", "them", "theirs",
                                                          "themselves", "child", "parent", "spouse", "sibling",
