@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from veil.agents.local.generalize import PLACEHOLDERS, GeneralizeContext, candidates
-from veil.agents.local.spans import DATA_DIR, Span, fold, gazetteer
+from veil.agents.local.spans import DATA_DIR, Span, fold, gazetteer, lexicon
 from veil.errors import UserInputError
 
 DEFAULT_POLICY = DATA_DIR / "policy.json"
@@ -246,6 +246,34 @@ class SubjectInfo:
         return (words[0], words[-1]) if words else (None, None)
 
 
+# evidence that a span is a person's name whatever its NER label ("Blyth Spartans", "Gateshead",
+# "Turnbull to Hartlepool" were all PERSON to en_core_web_sm)
+_SURE_PERSON_EVIDENCE = ("lexicon:first_name", "lexicon:honorific", "cue:", "ground-truth")
+
+
+def confirmed_person(span: Span, ctx: GeneralizeContext) -> bool:
+    """Is the PERSON span sure to name a person? A given name or an initial (in the span or in
+    the fuller name of this document it refers to), an honorific, a relation cue ("my roommate
+    Priya") or the known name. The NER's label alone is not enough: en_core_web_sm calls football
+    clubs and towns persons, and a "Person X" there invents a fact."""
+    if span.meta.get("honorific") or span.meta.get("relation") or span.evidence.startswith(_SURE_PERSON_EVIDENCE):
+        return True
+    first_names = lexicon()["first_names"]
+    name = re.sub(r"\s*['’]s?$", "", span.text)
+    idx = ctx.pseudonyms.resolve(name, ctx.doc_id)
+    names = ctx.pseudonyms.entries[idx]["names"] if idx is not None else {fold(name)}
+    for n in names:
+        if _HONORIFIC_START.match(n):
+            return True
+        words = n.split()
+        if words and (words[0] in first_names or re.fullmatch(r"[a-z]\.?", words[0])):
+            return True
+    return False
+
+
+_HONORIFIC_START = re.compile(r"(?:mr|mrs|ms|miss|dr|sir|dame|prof|professor|rev|lord|lady)\b\.?\s")
+
+
 class Person(Operator):
     """The subject: a pronoun that fits the mention's slot (subject, object, possessive) when the
     text already says which; every other person: a consistent pseudonym."""
@@ -265,6 +293,11 @@ class Person(Operator):
         if span.meta.get("role") == "modifier" and not subject.is_subject(span):
             # "the Salyut space stations", "the Louis Armstrong photo": the name goes, its noun stays
             return Decision("", (), "a name modifying a noun is removed")
+        if not subject.is_subject(span) and not confirmed_person(span, ctx):
+            # maybe a club, a town, a ship: the phrase that holds it goes; the pseudonym only
+            # where no phrase can (a direct identifier is never kept)
+            return Decision(pseudo, (), "a name of unknown kind (nothing but the NER says it is a person): "
+                                        "its phrase goes", drop_unit=True)
         return Decision(pseudo, (), "a person's name becomes a consistent pseudonym")
 
 

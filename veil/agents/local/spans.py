@@ -948,7 +948,14 @@ def _entity_spans(text: str, doc) -> list[Span]:
                 doc[t.i - 1].lower_ in _PERSON_CUES or doc[t.i - 2:t.i].text.lower() in ("thanks to", "named", "called")):
             spans.append(Span(t.idx, t.idx + len(t.text), t.text, "PERSON", 0.6, "cue:relation", {}))
         elif t.pos_ == "PROPN" and lw in first_names and lw not in lexicon()["nonname"]:
-            spans.append(Span(t.idx, t.idx + len(t.text), t.text, "PERSON", 0.6, "lexicon:first_name", {}))
+            # with the capitalised proper nouns after it the NER also left untagged: "Wynn Bullock"
+            end = t.i + 1
+            while end < min(len(doc), t.i + 4) and doc[end].pos_ == "PROPN" and doc[end].text[:1].isupper() \
+                    and not doc[end].ent_type_ and doc[end].lower_ not in lexicon()["nonname"]:
+                end += 1
+            e = doc[end - 1].idx + len(doc[end - 1].text)
+            spans.append(Span(t.idx, e, text[t.idx:e], "PERSON", 0.6, "lexicon:first_name", {}))
+            seen.update((x.idx, x.idx + len(x.text)) for x in doc[t.i:end])
     return _with_articles(text, _join_city_region(text, spans))
 
 
