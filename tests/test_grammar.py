@@ -55,6 +55,11 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     flat = [p for ps in u.values() for p in ps]
     assert "of the Communist Party" not in flat and "of Phil" not in flat  # "a member." / "the brother." never
     assert "Communist" not in flat  # a compound inside a name is not a unit
+    # nothing inside a hyphenated compound ("She is the editor-" / "ranked pound-" were outputs)
+    u = units_of("She is the current editor-in-chief of the journal and the best pound-for-pound boxer.")
+    flat = [p for ps in u.values() for p in ps]
+    assert not any(p.startswith(("in-", "for-", "in", "for")) and "-" in p for p in flat), flat
+    assert "-in-chief" not in flat and "in-chief" not in flat and "for-pound" not in flat, flat
 
 
 def test_every_sentence_is_a_unit():

@@ -113,6 +113,8 @@ def _dependent(tok, sent) -> Constituent | None:
             and tok.head.dep_ in ("advmod", "prt", "prep") and not any(c.i > tok.i for c in tok.head.children):
         left = tok.head  # "up to the Civil War", "away from home": the particle goes with its phrase
     start, end = _char(left)[0], _char(right)[1]
+    if doc.text[start - 1:start] == "-" or doc.text[end:end + 1] == "-":
+        return None  # inside a hyphenated compound: "editor-in-chief" -> "editor-", "pound-for-pound" -> "pound-"
     pieces: list[Piece] = []
     n = right.i - left.i + 1
     before = doc[left.i - 1] if left.i - 1 >= sent.start else None
