@@ -189,6 +189,12 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
             "He studied with his father and later taught at his old school.")
     out = anonymize(engine, text, name="Kurt Fishback")
     assert out.startswith("He is a photographer. He was born in California in the 1940s."), out
+    # the life dates in brackets, even after a comma and split by the parse into two appositives,
+    # do not make the name an apposition ("Person FC, (1790s–1870s) was a painter" was an output)
+    text = ("Franz Johann Heinrich Nadorp, (June 23, 1794 – September 17, 1876) was a German painter. "
+            "Nadorp was born into a family of artists. He died in Rome, where his son lived.")
+    out = anonymize(engine, text, name="Franz Nadorp")
+    assert out.startswith("He, (1790s–1870s) was a German painter."), out
 
 
 def test_the_single_document_suite(engine):

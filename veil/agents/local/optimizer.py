@@ -438,8 +438,18 @@ def _join_bracketed_names(spans: list[Span], text: str) -> list[Span]:
 
 
 def _bracketed(tok) -> bool:
-    i = tok.left_edge.i
-    return i > 0 and tok.doc[i - 1].text in ("(", "[")
+    """The token's phrase stands inside brackets, maybe after others ("Nadorp, (June 23, 1794 –
+    September 17, 1876) was": "September" too)."""
+    doc, sent = tok.doc, tok.sent
+    i = tok.left_edge.i - 1
+    while i >= sent.start and doc[i].text not in ("(", "[", ")", "]"):
+        i -= 1
+    if i < sent.start or doc[i].text not in ("(", "["):
+        return False
+    j = tok.right_edge.i + 1
+    while j < sent.end and doc[j].text not in ("(", "[", ")", "]"):
+        j += 1
+    return j < sent.end and doc[j].text in (")", "]")
 
 
 def _resolve(spans: list[Span]) -> list[Span]:
