@@ -203,3 +203,11 @@ def test_literal_scrub_keeps_the_sentence_readable():
     assert literal.scrub("nothing here", "Kurt Fishback") == ("nothing here", [])
     # a lowercase common word is not a name
     assert literal.find("The rose garden.", "Rose Young") == []
+    # middle names and a quoted nickname the known name lacks are part of the one mention (the
+    # llama.cpp run wrote "The tennis player Dan the tennis player" for "Ross Dan Hutchins")
+    assert literal.scrub("Ross Dan Hutchins (born 1985) is a tennis player. Hutchins and Ken Skupski won.",
+                         "Ross Hutchins", label="Tennis Player")[0] == \
+        "The tennis player (born 1985) is a tennis player. The tennis player and Ken Skupski won."
+    assert literal.scrub('Jacques \\"Toto\\" Brugnon and Henri Cochet, Lawrence Strother Trimble and Brugnon.',
+                         "Jacques Brugnon", label="tennis player")[0] == \
+        "The tennis player and Henri Cochet, Lawrence Strother Trimble and the tennis player."

@@ -52,9 +52,16 @@ class Mention:
     what: str  # the identifier matched (the known value, never the text around it)
 
 
+# what may stand between two parts of one written name: initials, up to three middle names, a
+# quoted nickname ("Ross Dan Hutchins", "Jacques \"Toto\" Brugnon" for "Ross Hutchins",
+# "Jacques Brugnon"): one mention, so the name becomes one role noun, not "The tennis player Dan
+# the tennis player"
+_NAME_GAP = re.compile(r"\s+(?:(?:[A-Z]\.|[A-Z][^\W\d_][\w'’-]*|\\?[\"“][^\"”\n]{1,25}\\?[\"”])\s+){0,3}")
+
+
 def _name_mentions(text: str, name: str) -> list[Mention]:
-    """Capitalised mentions of the name's parts; neighbouring parts (with an initial or an
-    honorific between or before them) merge into one mention."""
+    """Capitalised mentions of the name's parts; neighbouring parts (with initials, middle names
+    or a quoted nickname between, or an honorific before) merge into one mention."""
     plain = _ascii(text)
     if len(plain) != len(text):  # offsets would drift: match on the text itself
         plain = text
@@ -69,7 +76,7 @@ def _name_mentions(text: str, name: str) -> list[Mention]:
     hits.sort()
     merged: list[list[int]] = []
     for s, e in hits:
-        if merged and (s <= merged[-1][1] or re.fullmatch(r"\s+(?:[A-Z]\.\s*)*", text[merged[-1][1]:s] or "x")):
+        if merged and (s <= merged[-1][1] or _NAME_GAP.fullmatch(text[merged[-1][1]:s] or "x")):
             merged[-1][1] = max(merged[-1][1], e)
         else:
             merged.append([s, e])
