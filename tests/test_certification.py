@@ -211,3 +211,5 @@ def test_literal_scrub_keeps_the_sentence_readable():
     assert literal.scrub('Jacques \\"Toto\\" Brugnon and Henri Cochet, Lawrence Strother Trimble and Brugnon.',
                          "Jacques Brugnon", label="tennis player")[0] == \
         "The tennis player and Henri Cochet, Lawrence Strother Trimble and the tennis player."
+    assert literal.scrub("Chef Clyde Serda (born 1952) is a chef.", "Clyde Serda", label="chef")[0] == \
+        "The chef (born 1952) is a chef."

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 from veil.matching import fold, matches
 
-_HONORIFIC = r"(?:(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Lord|Lady|Rev)\.?\s+)"
+# honorifics and titles written before a name ("Chef Clyde Serda" became "Chef the chef")
+_HONORIFIC = (r"(?:(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Sir|Dame|Lord|Lady|Rev|Reverend|Chef|Coach|Capt|Captain|"
+              r"Col|Colonel|Gen|General|Judge|Justice|Sen|Senator|Gov|Governor|President|Rabbi|Bishop)\.?\s+)")
 _NAME_STOP = frozenset("the a an of and de la le von van der den du di da del della y jr sr ii iii mr mrs ms dr sir".split())
 _WORD = re.compile(r"[^\W\d_][\w'’-]*|\d+")
 
