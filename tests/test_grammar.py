@@ -179,6 +179,17 @@ def test_a_name_only_the_ner_calls_a_person_loses_its_phrase_not_gains_a_pseudon
                     name="Stephen Turnbull")
     assert "is an English footballer." in out and "plays for" not in out, out
     assert not any(w in out for w in ("Blyth", "Spartans", "Harrogate", "Turnbull")), out
+    # after a determiner or before a country a "person" is no one's name ("The Person TM was a
+    # single engine ramjet", "born in Person GY, Spain" were outputs): its sentence goes when no
+    # phrase can, never the first sentence
+    out = anonymize(engine, "Jim Smith is an engineer. He led the design of the AQM-60 Kingfisher. The Kingfisher "
+                            "was a single engine Ramjet. He was born in Gozon, Spain.", name="Jim Smith")
+    assert out == "He is an engineer. He led the design. He was born in Spain.", out
+    # nor is a city after "the" a city ("A city was a single engine ramjet" for "The Leduc was"): a name
+    # of unknown kind, kept by the default policy (PROPER: keep)
+    out = anonymize(engine, "Jim Smith is an engineer. He built a plane. The Leduc was a single engine ramjet.",
+                    name="Jim Smith")
+    assert "city" not in out, out
     out = anonymize(engine, "His father's friends included Edward Weston, Ansel Adams and Wynn Bullock.")
     # "Ansel Adams" has no given name veil knows: the list item goes; "Wynn Bullock" is whole
     assert re.fullmatch(r"His father's friends included Person [A-Z] and Person [A-Z]\.", out), out

@@ -62,6 +62,17 @@ def test_places_with_regions(spans):
     assert t["American"].type == "NATIONALITY"
 
 
+def test_a_list_of_countries_is_not_a_city_in_a_region_and_a_named_place_before_a_state_is_a_place():
+    """"India, Mexico" was one "city, region" span ("including a city, a city, a city" was an
+    output); "Trophy Club, Texas" was an award ("resides in a trophy, Texas")."""
+    t = by_text(find_spans("She photographs places including India, Mexico, Thailand and Peru. "
+                           "He resides in Trophy Club, Texas with his wife."))
+    for country in ("India", "Mexico", "Thailand", "Peru"):
+        assert t[country].type == "LOCATION" and t[country].meta["kind"] == "country"
+    club = t["Trophy Club, Texas"]
+    assert club.type == "LOCATION" and club.meta["admin1"] == "Texas"
+
+
 def test_orgs_awards_events_titles(spans):
     t = by_text(spans)
     assert t["University of Oregon"].type == "ORG"

@@ -157,6 +157,7 @@ class Unit:
     direct: bool = False
     policy: str | None = None  # the policy's replacement (the floor utility mode keeps)
     drop_unit: bool = False
+    or_sentence: bool = False  # drop_unit, and no phrase holds it: its sentence goes (never the first)
     reason: str = ""
     tokens: list[str] = field(default_factory=list)
 
@@ -204,7 +205,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         # the English model's entities and parse say nothing reliable about another language:
         # only the language-independent recognizers (patterns, the known name, --deny) act
         spans = [s for s in spans if s.type in LANGUAGE_INDEPENDENT]
-    spans = [t for t in (_not_a_person(s) for s in spans) if t is not None]
+    spans = [t for t in (_not_a_person(s, text) for s in spans) if t is not None]
     # an entity holding the known name is that person, whatever the NER called it
     # ("Pieter de Smet" read as an organisation)
     known = _name_mentions(text, task.name, [])
@@ -235,7 +236,8 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         if not options and not direct and not d.drop_unit:
             continue
         units.append(Unit("span", s.start, s.end, sentence_of(s.start), s.text, span=s, options=options,
-                          direct=direct, policy=d.replacement, drop_unit=d.drop_unit, reason=d.reason,
+                          direct=direct, policy=d.replacement, drop_unit=d.drop_unit,
+                          or_sentence=d.or_sentence, reason=d.reason,
                           tokens=list(_tokens_of(s.text))))
     span_bounds: dict[int, list[tuple[int, int]]] = {}  # by sentence: a constituent never leaves its own
     for u in units:
@@ -391,14 +393,30 @@ minister committee council party church hall street road avenue boulevard cup tr
 programme project system station mission""".split())
 
 
-def _not_a_person(s: Span) -> Span | None:
+_DETERMINER_BEFORE = re.compile(r"(?:^|\s)(?:the|a|an)\s+$", re.I)
+_COUNTRY_AFTER = re.compile(r",\s*([A-Z][^\W\d_]+(?:\s[A-Z][^\W\d_]+)?)")
+
+
+def _not_a_person(s: Span, text: str = "") -> Span | None:
     """A "person" the NER found whose last word names a place, an organisation or a post ("Triple
     Creek Ranch", "Defensive Co-ordinator", "Freier TuS Regensburg" stays: nothing says): an
-    organisation of the kind its head says, or an organisation; never a "Person X"."""
-    if s.type != "PERSON" or s.evidence.startswith(("ground-truth", "cue:", "coref:", "honorific")):
+    organisation of the kind its head says, or an organisation; never a "Person X". One after a
+    determiner ("the Heliotrope", "The X was a single engine ramjet") or before a country ("in
+    Alcalá, Spain") is no person's name either: marked ``not_a_name`` (its phrase or sentence goes)."""
+    if s.type != "PERSON" or s.evidence.startswith(("ground-truth", "cue:", "honorific")):
         return s
     if not any(c.isupper() for c in s.text):
         return None  # "i tell ya", "my rubber ducky": a name is written with a capital
+    if text and not s.meta.get("honorific"):
+        m = _COUNTRY_AFTER.match(text, s.end)
+        from veil.agents.local.spans import place_info
+
+        info = place_info(m.group(1)) if m else None
+        if _DETERMINER_BEFORE.search(text[max(0, s.start - 6):s.start]) or (
+                info is not None and info.get("kind") in ("country", "admin1")):
+            return Span(s.start, s.end, s.text, s.type, s.score, s.evidence + "+not_a_name", {**s.meta, "not_a_name": True})
+    if s.evidence.startswith("coref:"):
+        return s
     from veil.agents.local.spans import lexicon
 
     last = fold(s.text.split()[-1]) if s.text.split() else ""
@@ -620,6 +638,18 @@ class LocalOptimizer(Optimizer):
                     best = j
         return best
 
+    def _drop_target(self, plan: Plan, i: int) -> int | None:
+        """What goes for a span whose phrase must go: the smallest removable unit that holds it;
+        for one that may take its sentence (``or_sentence``) and has no such unit, the sentence,
+        unless it is the text's first (which says who the text is about)."""
+        u = plan.units[i]
+        if not u.drop_unit:
+            return None
+        holder = self._smallest_holder(plan, i)
+        if holder is None and u.or_sentence and u.sentence > 0:
+            holder = next((j for j in plan.analysis.by_sentence(u.sentence) if plan.units[j].kind == "sentence"), None)
+        return holder
+
     def base_plan(self, task: Task, batch: LocalBatch) -> Plan:
         """Steps 1 and 2: direct identifiers and the policy, no attacker. Also what the
         publisher expects every other record of the batch to look like once released.
@@ -634,7 +664,7 @@ class LocalOptimizer(Optimizer):
             trial = dict(plan.choice)
             for i in idxs:
                 u = plan.units[i]
-                holder = self._smallest_holder(plan, i) if u.drop_unit else None
+                holder = self._drop_target(plan, i)
                 if holder is not None:
                     trial[holder] = ""
                 if u.policy is not None:
@@ -642,7 +672,7 @@ class LocalOptimizer(Optimizer):
             if plan.parses(si, trial):
                 for i in idxs:
                     u = plan.units[i]
-                    holder = self._smallest_holder(plan, i) if u.drop_unit else None
+                    holder = self._drop_target(plan, i)
                     if holder is not None:
                         plan.order.append(holder)
                         plan.reasons[holder] = u.reason + "; its phrase is removed"
@@ -659,7 +689,7 @@ class LocalOptimizer(Optimizer):
     def _base_edit(self, plan: Plan, i: int) -> None:
         u = plan.units[i]
         if u.drop_unit:
-            holder = self._smallest_holder(plan, i)
+            holder = self._drop_target(plan, i)
             if holder is not None and plan.try_choose(holder, "", u.reason + "; its phrase is removed"):
                 return
         if plan.covering(i) is not None or u.policy is None or plan.try_choose(i, u.policy, u.reason):

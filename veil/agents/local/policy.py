@@ -31,6 +31,7 @@ class Decision:
     ladder: tuple[str, ...] = ()  # the rungs above (more general), for the attacker and utility mode
     reason: str = ""
     drop_unit: bool = False  # delete the smallest grammatical unit that holds the span, if there is one
+    or_sentence: bool = False  # with drop_unit: no unit holds it, so its sentence goes (never the first)
 
 
 # -- rung levels ---------------------------------------------------------------------------
@@ -256,6 +257,8 @@ def confirmed_person(span: Span, ctx: GeneralizeContext) -> bool:
     the fuller name of this document it refers to), an honorific, a relation cue ("my roommate
     Priya") or the known name. The NER's label alone is not enough: en_core_web_sm calls football
     clubs and towns persons, and a "Person X" there invents a fact."""
+    if span.meta.get("not_a_name"):  # "the X", "X, Spain" (see veil.agents.local.optimizer._not_a_person)
+        return False
     if span.meta.get("honorific") or span.meta.get("relation") or span.evidence.startswith(_SURE_PERSON_EVIDENCE):
         return True
     first_names = lexicon()["first_names"]
@@ -297,7 +300,7 @@ class Person(Operator):
             # maybe a club, a town, a ship: the phrase that holds it goes; the pseudonym only
             # where no phrase can (a direct identifier is never kept)
             return Decision(pseudo, (), "a name of unknown kind (nothing but the NER says it is a person): "
-                                        "its phrase goes", drop_unit=True)
+                                        "its phrase goes", drop_unit=True, or_sentence=True)
         return Decision(pseudo, (), "a person's name becomes a consistent pseudonym")
 
 

@@ -780,6 +780,8 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
             info = place_info(inner)
             if info is not None:
                 info = dict(info, qualified=True)
+    if info is not None and info["kind"] == "city" and prev_word == "the":
+        info = None  # "The Leduc was a single engine ramjet": a city is not "the" city
     if info is not None and nwords == 1 and words[0].isupper() and len(words[0]) <= 3 and info["kind"] != "country":
         info = None  # "CA" alone: only after a city
     if info is not None and nwords == 1 and words[0] in lex["universities_after_at_set"] and prev_word == "at":
@@ -917,6 +919,11 @@ def _entity_spans(text: str, doc) -> list[Span]:
                                                    and typed[0].evidence.startswith("shape"))):
                 kind, ladder = _LABEL_FALLBACK[label]
                 info = place_info(text[toks[i].start:toks[j - 1].end]) if kind == "LOCATION" else None
+                if info and info.get("kind") == "city" and _THE_BEFORE.search(text, max(0, toks[i].start - 5), toks[i].start):
+                    # "The Leduc was a ramjet": not the city of Leduc; a name of unknown kind
+                    spans.append(Span(toks[i].start, toks[j - 1].end, text[toks[i].start:toks[j - 1].end], "PROPER",
+                                      0.5, f"spacy:{label}+the", {}))
+                    continue
                 meta = info if info else {"ladder": ladder}
                 typed = [Span(toks[i].start, toks[j - 1].end, text[toks[i].start:toks[j - 1].end], kind, 0.7,
                               f"spacy:{label}", meta)]
@@ -1003,7 +1010,12 @@ def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
     for idx, s in enumerate(spans):
         if s.start < skip_until:
             continue
-        if s.type in ("LOCATION", "PROPER", "PERSON") and s.text[:1].isupper():
+        # "Trophy Club, Texas" read as an award: after "in", "near" or "from" a name followed by a
+        # state or a country is a place
+        locative = s.type in ("AWARD", "EVENT") and re.search(r"\b(?:in|near|from)\s+$", text[max(0, s.start - 6):s.start])
+        own_kind = (s.meta.get("kind") or (place_info(s.text) or {}).get("kind")) if s.type == "LOCATION" else None
+        if (s.type in ("LOCATION", "PROPER", "PERSON") or locative) and s.text[:1].isupper() \
+                and own_kind not in ("country", "continent"):  # "India, Mexico, Peru" is a list, not a city
             m = RE_CITY_REGION.match(text, s.end)
             if m:
                 region = re.split(r"\.\s", m.group("r"))[0].strip()  # not across a sentence end
