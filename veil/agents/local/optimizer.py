@@ -382,6 +382,10 @@ def _with_slot(s: Span, doc) -> Span:
         meta["slot"] = "subject"  # "Brugnon (1895 - 1978) was": the bracketed dates do not block "He"
     elif head.dep_ in ("dobj", "pobj", "dative", "iobj") and not any(t.dep_ in ("appos", "compound") for t in head.children):
         meta["slot"] = "object"
+    elif toks[0].is_sent_start and nxt is not None and nxt.pos_ in ("VERB", "AUX") and nxt.tag_ in ("VBD", "VBZ", "VBP", "MD"):
+        # "Long represented the district": the parse read the name as an adverb; a name that
+        # opens a sentence before its finite verb is its subject
+        meta["slot"] = "subject"
     if "slot" not in meta:
         return s
     return Span(s.start, end, nlp.text_of(doc)[s.start:end], s.type, s.score, s.evidence, meta)
