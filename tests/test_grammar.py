@@ -184,7 +184,8 @@ def test_a_name_only_the_ner_calls_a_person_loses_its_phrase_not_gains_a_pseudon
     # phrase can, never the first sentence
     out = anonymize(engine, "Jim Smith is an engineer. He led the design of the AQM-60 Kingfisher. The Kingfisher "
                             "was a single engine Ramjet. He was born in Gozon, Spain.", name="Jim Smith")
-    assert out == "He is an engineer. He led the design. He was born in Spain.", out
+    # ("He led the design." is what the edits leave of the second sentence: a stub, deleted)
+    assert out == "He is an engineer. He was born in Spain.", out
     # nor is a city after "the" a city ("A city was a single engine ramjet" for "The Leduc was"): a name
     # of unknown kind, kept by the default policy (PROPER: keep)
     out = anonymize(engine, "Jim Smith is an engineer. He built a plane. The Leduc was a single engine ramjet.",
@@ -193,6 +194,16 @@ def test_a_name_only_the_ner_calls_a_person_loses_its_phrase_not_gains_a_pseudon
     out = anonymize(engine, "His father's friends included Edward Weston, Ansel Adams and Wynn Bullock.")
     # "Ansel Adams" has no given name veil knows: the list item goes; "Wynn Bullock" is whole
     assert re.fullmatch(r"His father's friends included Person [A-Z] and Person [A-Z]\.", out), out
+
+
+def test_a_sentence_the_edits_leave_nearly_empty_goes_whole(engine):
+    """"He was a player.", "His works have a sense." were outputs: an edited sentence left with two
+    content words or fewer (of five or more) goes, with what refers back to it. A short sentence
+    nobody edited stays, and so does the first sentence."""
+    text = ("Jim Smith is an engineer. He led the design of the AQM-60 Kingfisher. The Kingfisher was a single "
+            "engine Ramjet. He retired.")
+    out = anonymize(engine, text, name="Jim Smith")
+    assert out == "He is an engineer. He retired.", out
 
 
 def test_subject_becomes_the_pronoun_the_text_uses(engine):

@@ -78,6 +78,7 @@ _FIRST = re.compile(r"\b(?:I|I'm|I've|I'd|my|me)\b")
 DROP_KINDS = ("prepositional phrase", "appositive", "parenthetical", "conjunct", "adverbial phrase",
               "relative clause", "participial clause", "modifier")
 MAX_DROP_TOKENS = 12
+STUB_TOKENS = 2  # an edited sentence with this many content words or fewer left is a stub (see _drop_stubs)
 _NOT_A_NAME_TYPES = frozenset({"ORG", "LOCATION", "PRODUCT", "WORK", "EVENT", "AWARD", "TITLE"})
 # what the pattern recognizers find in any language (Presidio's and VEIL_PATTERNS)
 LANGUAGE_INDEPENDENT = frozenset({"EMAIL", "PHONE", "URL", "ID", "ADDRESS", "DOB", "DENY"})
@@ -774,6 +775,31 @@ class LocalOptimizer(Optimizer):
                 break
         return plan
 
+    def _drop_stubs(self, plan: Plan, task: Task) -> None:
+        """An edited sentence left with almost nothing of its own ("He was a player.", "His
+        works have a sense.", "He grew inches" were outputs: a blind reader's first complaint)
+        goes whole, with the sentences that refer back to it; never the text's first sentence
+        or its last one standing, nor one that carries the label or an allow-listed term. Such
+        a deletion is part of the floor: utility mode does not bring the stub back."""
+        protected = self._protected(task)
+        sentence_unit = {u.sentence: k for k, u in enumerate(plan.units) if u.kind == "sentence"}
+        live = [si for si in sorted(sentence_unit) if sentence_unit[si] not in plan.choice]
+        for si in live[1:]:
+            k = sentence_unit[si]
+            if k in plan.choice or not any(i in plan.choice for i in plan.analysis.by_sentence(si)):
+                continue
+            now, before = plan.sentence_tokens(si), plan.sentence_tokens(si, {})
+            if len(now) > STUB_TOKENS or len(before) < 2 * STUB_TOKENS + 1 or \
+                    any(self._is_protected(t, protected) for t in now):
+                continue
+            if sum(1 for x in sentence_unit.values() if x not in plan.choice) <= 1:
+                break
+            for j in self._with_followers(plan, k):
+                plan.choice[j] = plan.floor[j] = ""
+                plan.order.append(j)
+                plan.reasons[j] = ("what the edits left of the sentence says next to nothing" if j == k
+                                   else "refers back to a deleted sentence")
+
     @staticmethod
     def _with_followers(plan: Plan, i: int) -> list[int]:
         """Sentence unit i and the sentences right after it that refer back to it ("It was...",
@@ -887,6 +913,7 @@ class LocalOptimizer(Optimizer):
         plans = batch.memo["plans"]
         if key not in plans:
             plan = self.privacy_plan(task, batch, clues)
+            self._drop_stubs(plan, task)
             if mode == "utility":
                 plan.restored = self.restore(plan, task, batch)
             plans[key] = plan
