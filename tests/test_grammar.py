@@ -196,6 +196,24 @@ def test_a_name_only_the_ner_calls_a_person_loses_its_phrase_not_gains_a_pseudon
     assert re.fullmatch(r"His father's friends included Person [A-Z] and Person [A-Z]\.", out), out
 
 
+def test_a_subject_of_unknown_gender_becomes_the_role_the_text_gives_them(engine):
+    """No pronoun says he or she: the label's role noun where the text already says it ("The chess
+    player won", not "Person IN won"); never the label where the text does not say it."""
+    def run(text, label):
+        task = Task(original=text, doc_id="d", name="Arturs Neiksans", label=label)
+        batch = asyncio.run(engine.prepare([Document(id="d", text=text, name="Arturs Neiksans", label=label)]))
+        return asyncio.run(engine.optimizer.optimize(text, task, "privacy", PrivacyResult(score=1, k=10),
+                                                     UtilityResult(score=1.0), [], batch=batch)).text
+
+    text = ("Arturs Neiksans (born March 16, 1983) is a Latvian chess player and Grandmaster (2008). "
+            "Neiksans won the Latvian championship in 2003.")
+    out = run(text, "Chess Player")
+    assert out == ("The chess player (born in the 1980s) is a Latvian chess player and Grandmaster (in the 2000s). "
+                   "The chess player won the Latvian championship in the 2000s."), out
+    out = run(text, "Astronaut")
+    assert "astronaut" not in out.lower() and out.startswith("Person "), out
+
+
 def test_a_sentence_the_edits_leave_nearly_empty_goes_whole(engine):
     """"He was a player.", "His works have a sense." were outputs: an edited sentence left with two
     content words or fewer (of five or more) goes, with what refers back to it. A short sentence

@@ -33,7 +33,7 @@ from functools import lru_cache
 
 from veil import nlp
 from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult, PrivacyResult, Task, UtilityResult
-from veil.agents.local.generalize import GeneralizeContext, apply
+from veil.agents.local.generalize import GeneralizeContext, apply, role_noun
 from veil.agents.local.p_evaluator import LocalPrivacyEvaluator, rank_tokens
 from veil.agents.local.policy import Policy, SubjectInfo, load_policy
 from veil.agents.local.retrieval import tokenize
@@ -215,7 +215,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     spans += _name_mentions(text, task.name, spans)
     spans += list(deny_spans(text, deny))
     spans = _resolve(_join_bracketed_names([_close_bracket(s, text) for s in spans], text))
-    subject = subject_info(text, task.name, spans)
+    subject = subject_info(text, task.name, spans, task.label)
     units: list[Unit] = []
     for s in spans:
         si = sentence_of(s.start)
@@ -256,13 +256,15 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     return Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare)
 
 
-def subject_info(text: str, name: str | None, spans: list[Span]) -> SubjectInfo:
+def subject_info(text: str, name: str | None, spans: list[Span], label: str | None = None) -> SubjectInfo:
     male, female = len(_MALE.findall(text)), len(_FEMALE.findall(text))
     gender = "male" if male >= 2 and male >= 3 * female else "female" if female >= 2 and female >= 3 * male else None
     toks: set[str] = set()
     if name:
         toks = {fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", name) if len(t) > 1}
-    return SubjectInfo(name=name, gender=gender, first_person=bool(_FIRST.search(text)), name_tokens=toks)
+    # the label's role noun, only where the text already says it (never inject the label)
+    role = role_noun(label) if label and label.strip() and set(tokenize(label)) <= set(tokenize(text)) else None
+    return SubjectInfo(name=name, gender=gender, first_person=bool(_FIRST.search(text)), name_tokens=toks, role=role)
 
 
 # prepositions after which a place can be replaced by a region that contains it and stay true

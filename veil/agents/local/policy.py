@@ -222,6 +222,7 @@ class SubjectInfo:
     gender: str | None = None
     first_person: bool = False
     name_tokens: set[str] = field(default_factory=set)
+    role: str | None = None  # "the chess player": the label's role noun, when the text itself says it
 
     def is_subject(self, span: Span) -> bool:
         """A mention of the subject: its words are the name's ("Kurt", "Mr. Fishback"), or it
@@ -291,6 +292,10 @@ class Person(Operator):
             he, him, his = _SUBJ[subject.gender]
             pron = {"subject": he, "object": him, "possessive": his}[slot]
             return Decision(pron, (pseudo,), "the subject's name becomes the pronoun the text uses for them")
+        if subject.is_subject(span) and subject.role and slot:
+            # the text does not say which pronoun: the role noun the text already uses
+            noun = {"subject": subject.role, "object": subject.role, "possessive": f"{subject.role}'s"}[slot]
+            return Decision(noun, (pseudo,), "the subject's name becomes the role the text gives them")
         if slot == "possessive":
             return Decision(f"{pseudo}'s", (), "a person's name becomes a consistent pseudonym")
         if span.meta.get("role") == "modifier" and not subject.is_subject(span):

@@ -769,7 +769,7 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
         # "French Davis Cup" handled above; "American Book Award" stays whole
         return [span("AWARD", 0.85, "lexicon:award", {"ladder": ladder})]
     ladder = _lookup_phrase("titles", folded)
-    if ladder and (nwords > 1 or low[0] in ("phd", "ph.d.", "mfa", "mba")):
+    if ladder and (nwords > 1 or low[0] in ("phd", "ph.d.", "mfa", "mba", "grandmaster")):
         return [span("TITLE", 0.8, "lexicon:title", {"ladder": ladder})]
     # places: the whole chunk, or "Northern California"
     info = None
