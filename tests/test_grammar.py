@@ -235,6 +235,16 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
             "Nadorp was born into a family of artists. He died in Rome, where his son lived.")
     out = anonymize(engine, text, name="Franz Nadorp")
     assert out.startswith("He, (1790s–1870s) was a German painter."), out
+    # a name with a quoted nickname or a middle initial is one mention ('\"Person TH\" he (1910s–1990s)'
+    # and "Person ANV he" were outputs), and the nickname can be the given name the task knows
+    for text, name in [('Clarence Leonard \\"Kelly\\" Johnson (1910 – 1990) was an engineer. He built planes and his designs flew. '
+                        'Johnson was born in Michigan.', "Kelly Johnson"),
+                       ('Arthur Steven \\"Artie\\" Lange, Jr. (born 1967) is a comedian. He was born in New Jersey '
+                        'and his father was a builder.', "Artie Lange"),
+                       ("Cecil O. Hankins (1922 - 2002) was a basketball player. He played for Boston. "
+                        "His son was a coach.", "Cecil Hankins")]:
+        out = anonymize(engine, text, name=name)
+        assert out.startswith("He (") and "Person" not in out and '"' not in out, out
     # a surname that is also an adverb opens the sentence before its verb: still the subject
     text = ("Catherine Small Long (born 1924) is a former representative. She served two years, after the death of "
             "her husband. Long represented a district. Long declined to seek a full term.")

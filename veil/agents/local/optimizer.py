@@ -214,6 +214,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
              and any(s.start <= k.start and k.end <= s.end for k in known) else s for s in spans]
     spans += _name_mentions(text, task.name, spans)
     spans += list(deny_spans(text, deny))
+    spans += _nicknamed_names(text) if english else []
     spans = _resolve(_join_bracketed_names([_close_bracket(s, text) for s in spans], text))
     subject = subject_info(text, task.name, spans, task.label)
     units: list[Unit] = []
@@ -385,9 +386,11 @@ def _with_slot(s: Span, doc) -> Span:
         meta["slot"] = "subject"  # "Brugnon (1895 - 1978) was": the bracketed dates do not block "He"
     elif head.dep_ in ("dobj", "pobj", "dative", "iobj") and not any(t.dep_ in ("appos", "compound") for t in head.children):
         meta["slot"] = "object"
-    elif toks[0].is_sent_start and nxt is not None and nxt.pos_ in ("VERB", "AUX") and nxt.tag_ in ("VBD", "VBZ", "VBP", "MD"):
-        # "Long represented the district": the parse read the name as an adverb; a name that
-        # opens a sentence before its finite verb is its subject
+    elif toks[0].is_sent_start and nxt is not None and (
+            (nxt.pos_ in ("VERB", "AUX") and nxt.tag_ in ("VBD", "VBZ", "VBP", "MD")) or nxt.text in ("(", ",")):
+        # "Long represented the district", "Lange, Jr. (born 1967) is": the parse read the name
+        # as an adverb or an apposition; a name that opens a sentence before its finite verb, its
+        # bracket or its comma is its subject
         meta["slot"] = "subject"
     if "slot" not in meta:
         return s
@@ -448,6 +451,16 @@ def _close_bracket(s: Span, text: str) -> Span:
     return Span(s.start, end, text[s.start:end], s.type, s.score, s.evidence, s.meta)
 
 
+# a name written with a quoted nickname: 'Clarence Leonard \"Kelly\" Johnson', 'Andreas Nikolaus
+# "Niki" Lauda, Jr.' (the NER cuts it into pieces: '\"Person TH\" he (1910–1990)' was an output)
+_NICKNAMED = re.compile(r"(?<![\w'’])(?:[A-Z][\w'’-]*\.?\s+){1,4}\\?[\"“][^\"”\n]{1,30}?\\?[\"”]\s+"
+                        r"(?:[A-Z][\w'’-]+\s+){0,2}[A-Z][\w'’-]+(?:,?\s+(?:Jr|Sr)\.?)?")
+
+
+def _nicknamed_names(text: str) -> list[Span]:
+    return [Span(m.start(), m.end(), m.group(0), "PERSON", 0.8, "shape:nickname", {}) for m in _NICKNAMED.finditer(text)]
+
+
 def _join_bracketed_names(spans: list[Span], text: str) -> list[Span]:
     """"Benjamin Horace (Ben) Weese": one person, not three (the surname alone would be
     resolved to his brother "Harry Weese")."""
@@ -459,7 +472,22 @@ def _join_bracketed_names(spans: list[Span], text: str) -> list[Span]:
             continue
         merged[id(a)] = Span(a.start, c.end, text[a.start:c.end], "PERSON", a.score, a.evidence, a.meta)
         drop |= {id(b), id(c)}
-    return [merged.get(id(s), s) for s in spans if id(s) not in drop]
+    out = [merged.get(id(s), s) for s in spans if id(s) not in drop]
+    # "Cecil O. | Hankins": person spans with only a space between are one name
+    groups: list[list[Span]] = []
+    for p in sorted((s for s in out if s.type == "PERSON"), key=lambda s: s.start):
+        if groups and text[groups[-1][-1].end:p.start] == " ":
+            groups[-1].append(p)
+        else:
+            groups.append([p])
+    whole: dict[int, Span] = {}
+    gone: set[int] = set()
+    for g in groups:
+        if len(g) > 1:
+            a, z = g[0], g[-1]
+            whole[id(a)] = Span(a.start, z.end, text[a.start:z.end], "PERSON", a.score, a.evidence, a.meta)
+            gone |= {id(x) for x in g[1:]}
+    return [whole.get(id(s), s) for s in out if id(s) not in gone]
 
 
 def _bracketed(tok) -> bool:

@@ -238,7 +238,12 @@ class SubjectInfo:
         if toks and toks <= self.name_tokens | {"mr", "mrs", "ms", "dr", "jr", "sr"}:
             return True
         first, last = self.first_last
-        return len(words) >= 3 and words[0] == first and words[-1] == last
+        if len(words) >= 3 and words[0] == first and words[-1] == last:
+            return True
+        # 'Clarence Leonard "Kelly" Johnson, Jr.' for "Kelly Johnson": the nickname is the given name
+        nicks = {fold(w) for q in re.findall(r"[\"“]([^\"”]{1,30}?)\\?[\"”]", span.text) for w in q.split()}
+        core = [w for w in words if w not in ("jr", "sr")]
+        return bool(core) and core[-1] == last and first in nicks
 
     @property
     def first_last(self) -> tuple[str | None, str | None]:
