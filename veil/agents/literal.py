@@ -58,7 +58,7 @@ class Mention:
 # quoted nickname ("Ross Dan Hutchins", "Jacques \"Toto\" Brugnon" for "Ross Hutchins",
 # "Jacques Brugnon"): one mention, so the name becomes one role noun, not "The tennis player Dan
 # the tennis player"
-_NAME_GAP = re.compile(r"\s+(?:(?:[A-Z]\.|[A-Z][^\W\d_][\w'’-]*|\\?[\"“][^\"”\n]{1,25}\\?[\"”])\s+){0,3}")
+NAME_GAP = re.compile(r"\s+(?:(?:[A-Z]\.|[A-Z][^\W\d_][\w'’-]*|\\?[\"“][^\"”\n]{1,25}\\?[\"”])\s+){0,3}")
 
 
 def _name_mentions(text: str, name: str) -> list[Mention]:
@@ -78,7 +78,7 @@ def _name_mentions(text: str, name: str) -> list[Mention]:
     hits.sort()
     merged: list[list[int]] = []
     for s, e in hits:
-        if merged and (s <= merged[-1][1] or _NAME_GAP.fullmatch(text[merged[-1][1]:s] or "x")):
+        if merged and (s <= merged[-1][1] or NAME_GAP.fullmatch(text[merged[-1][1]:s] or "x")):
             merged[-1][1] = max(merged[-1][1], e)
         else:
             merged.append([s, e])

@@ -473,9 +473,14 @@ def _join_bracketed_names(spans: list[Span], text: str) -> list[Span]:
         merged[id(a)] = Span(a.start, c.end, text[a.start:c.end], "PERSON", a.score, a.evidence, a.meta)
         drop |= {id(b), id(c)}
     out = [merged.get(id(s), s) for s in spans if id(s) not in drop]
-    # "Cecil O. | Hankins": person spans with only a space between are one name
+    # "Cecil O. | Hankins", "Blake | Austin | Griffin" (the middle name read as a city): person
+    # spans with only a space between, maybe around one capitalised word typed otherwise, are one name
+    def name_part(s: Span) -> bool:
+        return s.type == "PERSON" or (s.type in ("LOCATION", "PROPER", "ORG") and " " not in s.text.strip()
+                                       and s.text[:1].isupper())
+
     groups: list[list[Span]] = []
-    for p in sorted((s for s in out if s.type == "PERSON"), key=lambda s: s.start):
+    for p in sorted((s for s in out if name_part(s)), key=lambda s: s.start):
         if groups and text[groups[-1][-1].end:p.start] == " ":
             groups[-1].append(p)
         else:
@@ -483,6 +488,10 @@ def _join_bracketed_names(spans: list[Span], text: str) -> list[Span]:
     whole: dict[int, Span] = {}
     gone: set[int] = set()
     for g in groups:
+        while g and g[-1].type != "PERSON":
+            g = g[:-1]
+        while g and g[0].type != "PERSON":
+            g = g[1:]
         if len(g) > 1:
             a, z = g[0], g[-1]
             whole[id(a)] = Span(a.start, z.end, text[a.start:z.end], "PERSON", a.score, a.evidence, a.meta)
@@ -977,10 +986,14 @@ def _name_mentions(text: str, name: str | None, spans: list[Span]) -> list[Span]
         for m in re.finditer(rf"(?<!\w){re.escape(p)}(?!\w)", text):
             if not any(m.start() < s.end and s.start < m.end() for s in spans if s.type == "PERSON"):
                 out.append(Span(m.start(), m.end(), m.group(0), "PERSON", 0.9, "ground-truth name", {}))
-    # "Margarethe" + "Vollrath" side by side are one mention of one person
+    # "Margarethe" + "Vollrath" side by side are one mention of one person, and so are "Blake" +
+    # "Austin" + "Griffin" (middle names, initials or a quoted nickname between: literal.NAME_GAP)
+    from veil.agents.literal import NAME_GAP
+
     merged: list[Span] = []
     for s in sorted(out, key=lambda s: s.start):
-        if merged and not text[merged[-1].end:s.start].strip() and s.start >= merged[-1].end:
+        if merged and s.start >= merged[-1].end and (not text[merged[-1].end:s.start].strip()
+                                                     or NAME_GAP.fullmatch(text[merged[-1].end:s.start])):
             p = merged[-1]
             merged[-1] = Span(p.start, s.end, text[p.start:s.end], "PERSON", 0.9, "ground-truth name", {})
         else:

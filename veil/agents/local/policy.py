@@ -243,7 +243,18 @@ class SubjectInfo:
         # 'Clarence Leonard "Kelly" Johnson, Jr.' for "Kelly Johnson": the nickname is the given name
         nicks = {fold(w) for q in re.findall(r"[\"“]([^\"”]{1,30}?)\\?[\"”]", span.text) for w in q.split()}
         core = [w for w in words if w not in ("jr", "sr")]
-        return bool(core) and core[-1] == last and first in nicks
+        if core and core[-1] == last and first in nicks:
+            return True
+        if len(core) < 2 or not first or not last:
+            return False
+        # a fuller form of the known name: "Alfredo Carneros Beamud", "Robert Brett Lunger" for
+        # "Alfredo Carneros", "Brett Lunger"; "Maxwell Freeman Yalden" for "Max Yalden" (never
+        # "Glen Fishback" for "Kurt Fishback": a relative shares the surname, not the given name)
+        known = {fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", self.name or "") if len(t) > 1}
+        if known and known <= set(core):
+            return True
+        return core[-1] == last and min(len(first), len(core[0])) >= 3 and (
+            core[0].startswith(first) or first.startswith(core[0]))
 
     @property
     def first_last(self) -> tuple[str | None, str | None]:
