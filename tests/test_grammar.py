@@ -214,6 +214,12 @@ def test_a_subject_of_unknown_gender_becomes_the_role_the_text_gives_them(engine
     assert "astronaut" not in out.lower() and out.startswith("Person "), out
 
 
+def test_an_organisation_of_unknown_kind_after_on_goes_with_its_phrase(engine):
+    out = anonymize(engine, "Suvir Saran is a chef. He currently lives on American Masala Farm with his partner. "
+                            "He wrote books.", name="Suvir Saran")
+    assert "organization" not in out and "Masala" not in out and "He currently lives with his partner." in out, out
+
+
 def test_a_sentence_the_edits_leave_nearly_empty_goes_whole(engine):
     """"He was a player.", "His works have a sense." were outputs: an edited sentence left with two
     content words or fewer (of five or more) goes, with what refers back to it. A short sentence

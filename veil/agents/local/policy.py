@@ -113,8 +113,9 @@ class Keep(Operator):
 
 _MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b", re.I)
 _DATE_TYPES = ("DATE", "YEAR", "DECADE", "DOB")
-# where "an organization" reads true of whatever the NER called one ("worked at X", "played for X")
-_ORG_SLOTS = frozenset({"locative", "pobj:at", "pobj:for", "pobj:with", "pobj:by", "pobj:of", "pobj:on", "pobj:from",
+# where "an organization" reads true of whatever the NER called one ("worked at X", "played for X");
+# not "on" ("lives on an organization" was an output for a farm)
+_ORG_SLOTS = frozenset({"locative", "pobj:at", "pobj:for", "pobj:with", "pobj:by", "pobj:of", "pobj:from",
                         "pobj:against", "possessive"})
 _STATE_COUNTRIES = frozenset("US AU IN MX BR DE NG MY AT".split())  # first-level divisions called states
 
