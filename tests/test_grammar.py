@@ -252,6 +252,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
                        # fuller forms of the known name; the NER finds nothing in the first
                        ("Blake Austin Griffin (born 1989) is a basketball player. He played college basketball, "
                         "when he was named player of the year.", "Blake Griffin"),
+                       # ... also when the NER found the surname alone (from a later "Blake Griffin")
+                       ("Blake Austin Griffin (born 1989) is a basketball player. He played college basketball, "
+                        "when he was named player of the year. Blake Griffin later joined the Clippers.",
+                        "Blake Griffin"),
                        ("Maxwell Freeman Yalden (1930 – 2015) was a diplomat. He joined the service in 1956 and "
                         "his career was long.", "Max Yalden")]:
         out = anonymize(engine, text, name=name)

@@ -984,8 +984,7 @@ def _name_mentions(text: str, name: str | None, spans: list[Span]) -> list[Span]
     out = []
     for p in (p for p in re.findall(r"[A-Z][\w'-]+", name) if len(p) > 2):
         for m in re.finditer(rf"(?<!\w){re.escape(p)}(?!\w)", text):
-            if not any(m.start() < s.end and s.start < m.end() for s in spans if s.type == "PERSON"):
-                out.append(Span(m.start(), m.end(), m.group(0), "PERSON", 0.9, "ground-truth name", {}))
+            out.append(Span(m.start(), m.end(), m.group(0), "PERSON", 0.9, "ground-truth name", {}))
     # "Margarethe" + "Vollrath" side by side are one mention of one person, and so are "Blake" +
     # "Austin" + "Griffin" (middle names, initials or a quoted nickname between: literal.NAME_GAP)
     from veil.agents.literal import NAME_GAP
@@ -998,7 +997,9 @@ def _name_mentions(text: str, name: str | None, spans: list[Span]) -> list[Span]
             merged[-1] = Span(p.start, s.end, text[p.start:s.end], "PERSON", 0.9, "ground-truth name", {})
         else:
             merged.append(s)
-    return merged
+    # what a person span already covers stays that span ("Griffin" found by the NER is still
+    # joined with "Blake" before it: "Blake Austin Griffin" is one mention, not "Person A Austin he")
+    return [m for m in merged if not any(s.type == "PERSON" and s.start <= m.start and m.end <= s.end for s in spans)]
 
 
 __all__ = ["LocalOptimizer", "Plan", "Unit", "analyse", "tidy", "sentence_ok"]
