@@ -48,6 +48,7 @@ PLACEHOLDERS = {"EMAIL": "[email]", "PHONE": "[phone]", "URL": "[url]", "ID": "[
 # ------------------------------------------------------------------------------------------
 _HONORIFIC = re.compile(r"^(?:(?:mr|mrs|ms|miss|dr|sir|dame|prof|professor|rev|lord|lady)\.?\s+)+", re.I)
 _NAME_STOP = frozenset("the a an of de la le von van der den du di da del della y jr sr ii iii".split())
+HONORIFIC = _HONORIFIC  # honorifics before a name ("Mr.", "Dr"), matched at its start
 
 
 def _name_tokens(name: str) -> list[str]:

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import ClassVar
 
-from veil.agents.local.generalize import PLACEHOLDERS, GeneralizeContext, candidates
+from veil.agents.local.generalize import HONORIFIC, PLACEHOLDERS, GeneralizeContext, candidates
 from veil.agents.local.spans import DATA_DIR, Span, fold, gazetteer, lexicon
 from veil.errors import UserInputError
 
@@ -284,15 +284,13 @@ def confirmed_person(span: Span, ctx: GeneralizeContext) -> bool:
     idx = ctx.pseudonyms.resolve(name, ctx.doc_id)
     names = ctx.pseudonyms.entries[idx]["names"] if idx is not None else {fold(name)}
     for n in names:
-        if _HONORIFIC_START.match(n):
+        if HONORIFIC.match(n):
             return True
         words = n.split()
         if words and (words[0] in first_names or re.fullmatch(r"[a-z]\.?", words[0])):
             return True
     return False
 
-
-_HONORIFIC_START = re.compile(r"(?:mr|mrs|ms|miss|dr|sir|dame|prof|professor|rev|lord|lady)\b\.?\s")
 
 
 class Person(Operator):
