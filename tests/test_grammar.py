@@ -186,6 +186,11 @@ def test_a_name_only_the_ner_calls_a_person_loses_its_phrase_not_gains_a_pseudon
                             "was a single engine Ramjet. He was born in Gozon, Spain.", name="Jim Smith")
     # ("He led the design." is what the edits leave of the second sentence: a stub, deleted)
     assert out == "He is an engineer. He was born in Spain.", out
+    # ... also with a year between the article and the name, where the phrase keeps its own
+    # article ("Her first title came in the Person B." was an output for "the 2007 Copa Colsanitas")
+    out = anonymize(engine, "Roberta Vinci is a tennis player. She won titles. Her first title came in the 2007 "
+                            "Copa Colsanitas, over Tathiana Garbin. She won.", name="Roberta Vinci")
+    assert out == "She is a tennis player. She won titles. She won.", out
     # nor is a city after "the" a city ("A city was a single engine ramjet" for "The Leduc was"): a name
     # of unknown kind, kept by the default policy (PROPER: keep)
     out = anonymize(engine, "Jim Smith is an engineer. He built a plane. The Leduc was a single engine ramjet.",

@@ -58,7 +58,8 @@ class Mention:
 # quoted nickname ("Ross Dan Hutchins", "Jacques \"Toto\" Brugnon" for "Ross Hutchins",
 # "Jacques Brugnon"): one mention, so the name becomes one role noun, not "The tennis player Dan
 # the tennis player"
-NAME_GAP = re.compile(r"\s+(?:(?:[A-Z]\.|[A-Z][^\W\d_][\w'’-]*|\\?[\"“][^\"”\n]{1,25}\\?[\"”])\s+){0,3}")
+NICKNAME = r"\\?[\"“][^\"”\n]{1,30}?\\?[\"”]"  # a quoted nickname, with the data's escaped quotes too
+NAME_GAP = re.compile(rf"\s+(?:(?:[A-Z]\.|[A-Z][^\W\d_][\w'’-]*|{NICKNAME})\s+){{0,3}}")
 
 
 def _name_mentions(text: str, name: str) -> list[Mention]:

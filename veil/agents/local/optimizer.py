@@ -26,6 +26,7 @@ generalizations back down their ladders. Direct identifiers and the policy floor
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from functools import lru_cache
 
 from veil import nlp
 from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult, PrivacyResult, Task, UtilityResult
+from veil.agents.literal import NAME_GAP, NICKNAME
 from veil.agents.local.generalize import GeneralizeContext, apply, role_noun
 from veil.agents.local.p_evaluator import LocalPrivacyEvaluator, rank_tokens
 from veil.agents.local.policy import Policy, SubjectInfo, load_policy
@@ -215,7 +217,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     spans += _name_mentions(text, task.name, spans)
     spans += list(deny_spans(text, deny))
     spans += _nicknamed_names(text) if english else []
-    spans = _resolve(_join_bracketed_names([_close_bracket(s, text) for s in spans], text))
+    spans = _resolve(_join_name_pieces([_close_bracket(s, text) for s in spans], text))
     subject = subject_info(text, task.name, spans, task.label)
     units: list[Unit] = []
     for s in spans:
@@ -229,12 +231,12 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         if s.meta.get("determined"):  # "the prestigious X Medal" -> "the prestigious medal"
             options = [re.sub(r"^(?:an?|the)\s+", "", o) for o in options]
             if d.replacement:
-                d = type(d)(re.sub(r"^(?:an?|the)\s+", "", d.replacement), d.ladder, d.reason, d.drop_unit)
+                d = dataclasses.replace(d, replacement=re.sub(r"^(?:an?|the)\s+", "", d.replacement))
         if s.type == "AGE" and subject.gender:  # "in their early twenties" of a man: "in his"
             his = "his" if subject.gender == "male" else "her"
             options = [re.sub(r"\btheir\b", his, o) for o in options]
-            d = type(d)(re.sub(r"\btheir\b", his, d.replacement) if d.replacement else d.replacement,
-                        d.ladder, d.reason, d.drop_unit)
+            d = dataclasses.replace(d, replacement=re.sub(r"\btheir\b", his, d.replacement) if d.replacement
+                                    else d.replacement)
         if not options and not direct and not d.drop_unit:
             continue
         units.append(Unit("span", s.start, s.end, sentence_of(s.start), s.text, span=s, options=options,
@@ -403,7 +405,7 @@ minister committee council party church hall street road avenue boulevard cup tr
 programme project system station mission""".split())
 
 
-_DETERMINER_BEFORE = re.compile(r"(?:^|\s)(?:the|a|an)\s+$", re.I)
+_DETERMINER_BEFORE = re.compile(r"(?:^|\s)(?:the|a|an)\s+(?:\d{4}\s+)?$", re.I)  # "the 2007 Copa Colsanitas"
 _COUNTRY_AFTER = re.compile(r",\s*([A-Z][^\W\d_]+(?:\s[A-Z][^\W\d_]+)?)")
 
 
@@ -422,7 +424,7 @@ def _not_a_person(s: Span, text: str = "") -> Span | None:
         from veil.agents.local.spans import place_info
 
         info = place_info(m.group(1)) if m else None
-        if _DETERMINER_BEFORE.search(text[max(0, s.start - 6):s.start]) or (
+        if _DETERMINER_BEFORE.search(text[max(0, s.start - 11):s.start]) or (
                 info is not None and info.get("kind") in ("country", "admin1")):
             return Span(s.start, s.end, s.text, s.type, s.score, s.evidence + "+not_a_name", {**s.meta, "not_a_name": True})
     if s.evidence.startswith("coref:"):
@@ -453,7 +455,7 @@ def _close_bracket(s: Span, text: str) -> Span:
 
 # a name written with a quoted nickname: 'Clarence Leonard \"Kelly\" Johnson', 'Andreas Nikolaus
 # "Niki" Lauda, Jr.' (the NER cuts it into pieces: '\"Person TH\" he (1910–1990)' was an output)
-_NICKNAMED = re.compile(r"(?<![\w'’])(?:[A-Z][\w'’-]*\.?\s+){1,4}\\?[\"“][^\"”\n]{1,30}?\\?[\"”]\s+"
+_NICKNAMED = re.compile(rf"(?<![\w'’])(?:[A-Z][\w'’-]*\.?\s+){{1,4}}{NICKNAME}\s+"
                         r"(?:[A-Z][\w'’-]+\s+){0,2}[A-Z][\w'’-]+(?:,?\s+(?:Jr|Sr)\.?)?")
 
 
@@ -461,9 +463,10 @@ def _nicknamed_names(text: str) -> list[Span]:
     return [Span(m.start(), m.end(), m.group(0), "PERSON", 0.8, "shape:nickname", {}) for m in _NICKNAMED.finditer(text)]
 
 
-def _join_bracketed_names(spans: list[Span], text: str) -> list[Span]:
-    """"Benjamin Horace (Ben) Weese": one person, not three (the surname alone would be
-    resolved to his brother "Harry Weese")."""
+def _join_name_pieces(spans: list[Span], text: str) -> list[Span]:
+    """Pieces of one written name the NER split: "Benjamin Horace (Ben) Weese" is one person, not
+    three (the surname alone would be resolved to his brother "Harry Weese"), and so are person
+    spans with only a space between ("Cecil O. | Hankins")."""
     people = sorted((s for s in spans if s.type == "PERSON"), key=lambda s: s.start)
     merged: dict[int, Span] = {}
     drop: set[int] = set()
@@ -987,8 +990,6 @@ def _name_mentions(text: str, name: str | None, spans: list[Span]) -> list[Span]
             out.append(Span(m.start(), m.end(), m.group(0), "PERSON", 0.9, "ground-truth name", {}))
     # "Margarethe" + "Vollrath" side by side are one mention of one person, and so are "Blake" +
     # "Austin" + "Griffin" (middle names, initials or a quoted nickname between: literal.NAME_GAP)
-    from veil.agents.literal import NAME_GAP
-
     merged: list[Span] = []
     for s in sorted(out, key=lambda s: s.start):
         if merged and s.start >= merged[-1].end and (not text[merged[-1].end:s.start].strip()

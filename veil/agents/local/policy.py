@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import ClassVar
 
+from veil.agents.literal import NICKNAME
 from veil.agents.local.generalize import HONORIFIC, PLACEHOLDERS, GeneralizeContext, candidates
 from veil.agents.local.spans import DATA_DIR, Span, fold, gazetteer, lexicon
 from veil.errors import UserInputError
@@ -232,7 +233,7 @@ class SubjectInfo:
         Never a mention with digits in it ("minor planet 3148 Grechko")."""
         if not self.name_tokens or re.search(r"\d", span.text):
             return False
-        text = re.sub(r"\\?[\"“][^\"”]*\\?[\"”]", " ", span.text)  # a quoted nickname
+        text = re.sub(NICKNAME, " ", span.text)
         text = re.sub(r"['’]s?$", "", text.strip())  # "Aeschbacher's"
         words = [fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", text)]
         toks = set(words)
@@ -242,7 +243,7 @@ class SubjectInfo:
         if len(words) >= 3 and words[0] == first and words[-1] == last:
             return True
         # 'Clarence Leonard "Kelly" Johnson, Jr.' for "Kelly Johnson": the nickname is the given name
-        nicks = {fold(w) for q in re.findall(r"[\"“]([^\"”]{1,30}?)\\?[\"”]", span.text) for w in q.split()}
+        nicks = {fold(w) for q in re.findall(NICKNAME, span.text) for w in re.findall(r"[^\W\d_]+", q)}
         core = [w for w in words if w not in ("jr", "sr")]
         if core and core[-1] == last and first in nicks:
             return True
@@ -290,7 +291,6 @@ def confirmed_person(span: Span, ctx: GeneralizeContext) -> bool:
         if words and (words[0] in first_names or re.fullmatch(r"[a-z]\.?", words[0])):
             return True
     return False
-
 
 
 class Person(Operator):

@@ -4,8 +4,9 @@
                                                                         \\-> finish
 
 Privacy mode while the privacy score is below ``p_max``; utility mode after. It stops when
-both targets are met, at ``max_iterations`` edits, when the document's ``time_budget`` is spent, when the optimizer changes nothing twice, or
-when the optimizer's answer was rejected (after its retry) and nothing else changed: the reason
+both targets are met, at ``max_iterations`` edits, when the document's ``time_budget`` is
+spent, when the optimizer changes nothing twice, or when the optimizer's answer was rejected
+(after its retry) and nothing else changed: the reason
 is recorded (``rejections``, ``stop_reason="rejected"``). The result is the lexicographically
 best version seen (privacy first, capped at ``p_max``, then utility), not simply the last one;
 the original itself is never the result once an edit exists.
