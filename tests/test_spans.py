@@ -108,6 +108,13 @@ def test_contacts_via_presidio(spans):
     assert any(s.type == "URL" for s in find_spans("See https://www.example.org/about for more."))
 
 
+def test_veil_patterns_are_case_sensitive_where_case_is_the_evidence():
+    """Presidio's patterns ignore case by default: "Spanish professional road" was a street address."""
+    assert not [s for s in find_spans("He is a Spanish professional road bicycle racer.") if s.type == "ADDRESS"]
+    assert [s.text for s in find_spans("She lives on Yale Boulevard now.") if s.type == "ADDRESS"] == ["Yale Boulevard"]
+    assert [s.text for s in find_spans("He was born on 3 march 1987 in a village.") if s.type == "DOB"] == ["on 3 march 1987"]
+
+
 def test_types_filter():
     only = find_spans(BIO, types={"PERSON"})
     assert only and all(s.type == "PERSON" for s in only)

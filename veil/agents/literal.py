@@ -58,7 +58,15 @@ class Mention:
 # quoted nickname ("Ross Dan Hutchins", "Jacques \"Toto\" Brugnon" for "Ross Hutchins",
 # "Jacques Brugnon"): one mention, so the name becomes one role noun, not "The tennis player Dan
 # the tennis player"
-NICKNAME = r"\\?[\"“][^\"”\n]{1,30}?\\?[\"”]"  # a quoted nickname, with the data's escaped quotes too
+# a quoted nickname (with the data's escaped quotes too) or a bracketed one: "Johannes Hendrikus (Hein) Donner"
+NICKNAME = r"(?:\\?[\"“][^\"”\n]{1,30}?\\?[\"”]|\([A-Z][a-z][\w'’-]*\))"
+# honours and fellowships written after a name ("John Alfred Leach MBE", "Sir Charles Inglis, OBE, FRS"):
+# part of the name's mention, and as identifying as the name
+POSTNOMINALS = re.compile(r"(?:,?\s+(?:MBE|OBE|CBE|KBE|DBE|GBE|KCB|KCMG|KCVO|CB|CMG|CVO|FRS|FRSE|FREng|FBA|FRCP|FRCS|"
+                          r"FRSA|FRAeS|RA|QC|KC|VC|GC|DSO|DFC|MC|OM|CH|AO|AC|DSc|PhD|Ph\.D\.)(?![\w]))+")
+# a whole name written with a nickname: 'Clarence Leonard "Kelly" Johnson', 'Andreas Nikolaus "Niki" Lauda, Jr.'
+NICKNAMED = re.compile(rf"(?<![\w'’])(?:[A-Z][\w'’-]*\.?\s+){{1,4}}{NICKNAME}\s+"
+                       r"(?:[A-Z][\w'’-]+\s+){0,2}[A-Z][\w'’-]+(?:,?\s+(?:Jr|Sr)\.?)?")
 NAME_GAP = re.compile(rf"\s+(?:(?:[A-Z]\.|[A-Z][^\W\d_][\w'’-]*|{NICKNAME})\s+){{0,3}}")
 
 

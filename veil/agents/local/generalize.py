@@ -343,6 +343,8 @@ def _age_ladder(span: Span) -> list[str]:
         if n < 100:
             return [f"{(n // 10) * 10}-something", "adult"]
         return ["centenarian", "elderly"]
+    if form == "from_age":  # after "from" / "since"
+        return ["childhood", "a young age"] if n < 13 else ["adolescence", "a young age"] if n < 20 else ["adulthood"]
     if n < 13:
         return ["as a child", "at a young age"]
     if n < 20:
@@ -515,7 +517,8 @@ def candidates(span: Span, *, ctx: GeneralizeContext | None = None) -> list[str]
     elif t == "AGE":
         ladder = _age_ladder(span) if "age" in span.meta else [GENERAL["AGE"]]
     elif t == "NUMBER":
-        ladder = _number_ladder(span) if "value" in span.meta else ["some"]
+        ladder = list(span.meta["ladder"]) if "ladder" in span.meta else _number_ladder(span) if "value" in span.meta \
+            else ["some"]
     elif t == "MONEY":
         ladder = _money_ladder(span) if "amount" in span.meta else [GENERAL["MONEY"]]
     elif t == "LOCATION":
@@ -524,7 +527,8 @@ def candidates(span: Span, *, ctx: GeneralizeContext | None = None) -> list[str]
         ladder = _nationality_ladder(span)
     elif t in ("ORG", "AWARD", "EVENT", "TITLE"):
         ladder = list(span.meta.get("ladder") or [GENERAL[t]])
-        if ladder and ladder[-1] != GENERAL[t] and t == "ORG":
+        if ladder and ladder[-1] != GENERAL[t] and t == "ORG" and "head" not in span.meta:
+            # (not after a head noun's ladder: a stadium or a cemetery is no organization)
             ladder.append(GENERAL[t])
     elif t == "GENDERED":
         neutral = span.meta.get("neutral")

@@ -34,8 +34,8 @@ from functools import lru_cache
 
 from veil import nlp
 from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult, PrivacyResult, Task, UtilityResult
-from veil.agents.literal import NAME_GAP, NICKNAME
-from veil.agents.local.generalize import GeneralizeContext, apply, role_noun
+from veil.agents.literal import NAME_GAP, NICKNAME, NICKNAMED, POSTNOMINALS
+from veil.agents.local.generalize import GeneralizeContext, apply, article_for, role_noun
 from veil.agents.local.p_evaluator import LocalPrivacyEvaluator, rank_tokens
 from veil.agents.local.policy import Policy, SubjectInfo, load_policy
 from veil.agents.local.retrieval import tokenize
@@ -134,12 +134,20 @@ def sentence_ok(rendered: str, original_has_root: bool, original_balance: tuple[
         return True, ""
     if balance(rendered) != original_balance:
         return False, "unbalanced brackets or quotes"
+    failures = _failures(rendered, original_has_root, original_bare)
+    return (False, failures[0]) if failures else (True, "")
+
+
+@lru_cache(maxsize=100_000)
+def _failures(rendered: str, original_has_root: bool, original_bare: bool) -> tuple[str, ...]:
+    """What the parse check finds wrong in each sentence the parser reads in ``rendered``."""
     doc = nlp.parse(rendered, light=True)
+    out = []
     for sent in doc.sents:
         c = nlp.check_sentence(sent, original_ok=not original_has_root, bare_ok=original_bare)
         if not c.ok:
-            return False, c.reason
-    return True, ""
+            out.append(c.reason)
+    return tuple(out)
 
 
 @lru_cache(maxsize=100_000)
@@ -261,7 +269,10 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
 
 def subject_info(text: str, name: str | None, spans: list[Span], label: str | None = None) -> SubjectInfo:
     male, female = len(_MALE.findall(text)), len(_FEMALE.findall(text))
-    gender = "male" if male >= 2 and male >= 3 * female else "female" if female >= 2 and female >= 3 * male else None
+    # one pronoun is enough when the text has none of the other gender ("He won the championship"
+    # the only one in a chess player's biography); otherwise it must outnumber the other three to one
+    gender = "male" if (male >= 2 and male >= 3 * female) or (male and not female) else \
+        "female" if (female >= 2 and female >= 3 * male) or (female and not male) else None
     toks: set[str] = set()
     if name:
         toks = {fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", name) if len(t) > 1}
@@ -318,10 +329,13 @@ def role_of(s: Span, doc) -> str | None:
     while head.dep_ == "conj" and head.head.i < head.i:
         head = head.head
     mod_deps = ("compound", "amod", "nmod", "nummod") if s.type in ("DATE", "YEAR", "DECADE") else ("compound", "amod", "nmod")
-    if head.dep_ in mod_deps and head.head.i > toks[-1].i and head.head.pos_ in ("NOUN", "PROPN"):
-        return "modifier"
+    if head.dep_ in mod_deps and head.head.i > toks[-1].i and head.head.pos_ in (
+            ("NOUN",) if s.type == "PERSON" else ("NOUN", "PROPN")):
+        return "modifier"  # (a person's name before a proper noun is more of the name: "Jesús Rosendo Prado")
     if head.dep_ == "poss" or (toks[-1].i + 1 < len(doc) and doc[toks[-1].i + 1].tag_ == "POS"):
         return "possessive"
+    if s.type in ("DATE", "DOB", "YEAR") and prev is not None and prev.lower_ in ("born", "died", "b.", "d."):
+        return None  # "born 6 July 1973": a time adverbial whatever the parse says ("born in the 1970s")
     if prev is not None and prev.dep_ in ("nummod", "quantmod") and prev.head.i >= first.i:
         return "counted"
     if prev is not None and prev.like_num and prev.head.i in range(first.i, toks[-1].i + 1):
@@ -360,11 +374,29 @@ def _with_compounds(s: Span, doc) -> Span:
     return Span(start, s.end, nlp.text_of(doc)[start:s.end], s.type, s.score, s.evidence, s.meta)
 
 
+def _with_modifier_tail(s: Span, doc) -> Span:
+    """A removed proper-noun modifier takes the rest of its name with it: "Formula One driver"
+    (the NER's "Formula") becomes "driver", not "One driver"."""
+    head, toks = _span_head(s, doc)
+    if head is None:
+        return s
+    noun = head.head
+    j = toks[-1].i + 1
+    while j < noun.i and doc[j].pos_ in ("PROPN", "NUM") and doc[j].head.i in (noun.i, *range(toks[0].i, j)):
+        j += 1
+    if j == toks[-1].i + 1:
+        return s
+    end = doc[j - 1].idx + len(doc[j - 1].text)
+    return Span(s.start, end, nlp.text_of(doc)[s.start:end], s.type, s.score, s.evidence, s.meta)
+
+
 def _with_slot(s: Span, doc) -> Span:
     """The span's role (:func:`role_of`), and where a person's name stands: subject, object or
     possessive (what a pronoun must fit)."""
     s = _with_compounds(s, doc)
     role = role_of(s, doc)
+    if role == "modifier":
+        s = _with_modifier_tail(s, doc)
     if role is not None:
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role": role})
     head, toks = _span_head(s, doc)
@@ -376,9 +408,17 @@ def _with_slot(s: Span, doc) -> Span:
     head, toks = _span_head(s, doc)
     if head is None:
         return s
+    if role == "appositive" and toks[0].i > 0 and doc[toks[0].i - 1].text in (",", "(", "—", "–"):
+        s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "set_off": True})
     nxt = doc[toks[-1].i + 1] if toks[-1].i + 1 < len(doc) else None
     meta = dict(s.meta)
     end = s.end
+    prv = doc[toks[0].i - 1] if toks[0].i > 0 else None
+    if prv is not None and prv.lower_ == "born" and nxt is not None and nxt.text == ",":
+        # "(born Michael Fenton Stevens, 1958)": a birth name goes with its comma
+        meta["birth_name"] = True
+        end = nxt.idx + 1
+        return Span(s.start, end, nlp.text_of(doc)[s.start:end], s.type, s.score, s.evidence, meta)
     if nxt is not None and nxt.text in ("'s", "’s", "'", "’") and nxt.tag_ == "POS":
         meta["slot"] = "possessive"
         end = nxt.idx + len(nxt.text)
@@ -400,9 +440,11 @@ def _with_slot(s: Span, doc) -> Span:
 
 
 _NOT_PERSON_HEADS = frozenset("""ranch creek farm park club team fc afc united city rovers wanderers athletic
-international coordinator co-ordinator chairman chairwoman director manager coach president officer secretary
-minister committee council party church hall street road avenue boulevard cup trophy award prize series program
+international committee council party church hall street road avenue boulevard cup trophy award prize series program
 programme project system station mission""".split())
+# a post, not a person ("FIDE Trainer", "Defensive Co-ordinator"): a title whose kind is its head
+_POST_HEADS = frozenset("""coordinator co-ordinator chairman chairwoman chairperson director manager coach trainer
+president officer secretary minister arbiter referee umpire commissioner ambassador""".split())
 
 
 _DETERMINER_BEFORE = re.compile(r"(?:^|\s)(?:the|a|an)\s+(?:\d{4}\s+)?$", re.I)  # "the 2007 Copa Colsanitas"
@@ -435,6 +477,8 @@ def _not_a_person(s: Span, text: str = "") -> Span | None:
     heads = lexicon()["org_heads"]
     if last in heads:
         return Span(s.start, s.end, s.text, "ORG", s.score, s.evidence + "+org_head", {"ladder": list(heads[last]), "head": last})
+    if last in _POST_HEADS:
+        return Span(s.start, s.end, s.text, "TITLE", s.score, s.evidence + "+post", {"ladder": [f"{article_for(last)} {last}"]})
     if last in _NOT_PERSON_HEADS:
         return Span(s.start, s.end, s.text, "ORG", s.score, s.evidence + "+not_a_person", {"ladder": ["an organization"]})
     return s
@@ -453,14 +497,13 @@ def _close_bracket(s: Span, text: str) -> Span:
     return Span(s.start, end, text[s.start:end], s.type, s.score, s.evidence, s.meta)
 
 
-# a name written with a quoted nickname: 'Clarence Leonard \"Kelly\" Johnson', 'Andreas Nikolaus
-# "Niki" Lauda, Jr.' (the NER cuts it into pieces: '\"Person TH\" he (1910–1990)' was an output)
-_NICKNAMED = re.compile(rf"(?<![\w'’])(?:[A-Z][\w'’-]*\.?\s+){{1,4}}{NICKNAME}\s+"
-                        r"(?:[A-Z][\w'’-]+\s+){0,2}[A-Z][\w'’-]+(?:,?\s+(?:Jr|Sr)\.?)?")
-
-
 def _nicknamed_names(text: str) -> list[Span]:
-    return [Span(m.start(), m.end(), m.group(0), "PERSON", 0.8, "shape:nickname", {}) for m in _NICKNAMED.finditer(text)]
+    """Names written with a nickname (literal.NICKNAMED): the NER cuts them into pieces
+    ('\"Person TH\" he (1910–1990)' was an output)."""
+    return [Span(m.start(), m.end(), m.group(0), "PERSON", 0.8, "shape:nickname", {}) for m in NICKNAMED.finditer(text)]
+
+
+_NAME_TAIL = re.compile(r"(?:\s+[A-Z][^\W\d_][\w'’-]*){1,2}(?=\s*\(|,\s|\s+(?:is|was)\s)")
 
 
 def _join_name_pieces(spans: list[Span], text: str) -> list[Span]:
@@ -499,7 +542,21 @@ def _join_name_pieces(spans: list[Span], text: str) -> list[Span]:
             a, z = g[0], g[-1]
             whole[id(a)] = Span(a.start, z.end, text[a.start:z.end], "PERSON", a.score, a.evidence, a.meta)
             gone |= {id(x) for x in g[1:]}
-    return [whole.get(id(s), s) for s in out if id(s) not in gone]
+    out = [whole.get(id(s), s) for s in out if id(s) not in gone]
+    # the name that opens the text runs to its bracket, comma or verb ("Jesús Rosendo | Prado (born")
+    opening = next((s for s in out if s.type == "PERSON" and s.start <= 6), None)
+    m = _NAME_TAIL.match(text, opening.end) if opening is not None else None
+    if m:
+        out = [s for s in out if not (opening.end <= s.start and s.end <= m.end())]
+        out = [Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, s.meta) if s is opening else s
+               for s in out]
+    # "John Alfred Leach MBE", "Sir Charles Inglis, OBE, FRS": the honours go with the name
+    grown = []
+    for s in out:
+        m = POSTNOMINALS.match(text, s.end) if s.type == "PERSON" else None
+        grown.append(Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, s.meta) if m else s)
+    longer = [(g.start, g.end) for s, g in zip(out, grown) if g is not s]
+    return [g for g in grown if not any(a <= g.start and g.end <= b and (a, b) != (g.start, g.end) for a, b in longer)]
 
 
 def _bracketed(tok) -> bool:
@@ -562,6 +619,18 @@ class Plan:
                 reps.append((u.end - u.start, Span(u.start - a, u.end - a, u.text, u.span.type if u.span else "SPAN"), r))
         if not reps:
             return self.analysis.text[a:b]
+        # two deletions that share a character (", ID 83709," and ", and my phone number is ...")
+        # are one deletion of both: apply() would keep only the wider and leave the other's words
+        dels = sorted((s for _, s, r in reps if r == ""), key=lambda s: s.start)
+        merged: list[Span] = []
+        for d in dels:
+            if merged and d.start < merged[-1].end:
+                m = merged[-1]
+                merged[-1] = Span(m.start, max(m.end, d.end), "", "UNIT")
+            else:
+                merged.append(d)
+        if len(merged) < len(dels):
+            reps = [x for x in reps if x[2] != ""] + [(m.end - m.start, m, "") for m in merged]
         # apply(): the first of overlapping edits wins: wide ones first, and of two as wide the
         # deletion of a phrase before the replacement of a span inside it
         reps.sort(key=lambda x: (-x[0], x[1].type != "UNIT"))
@@ -598,10 +667,18 @@ class Plan:
     def parses(self, si: int, choice: dict[int, str] | None = None) -> bool:
         rendered = self.render_sentence(si, choice)
         a, b = self.analysis.sentences[si]
-        if rendered == self.analysis.text[a:b]:
+        original = self.analysis.text[a:b]
+        if rendered == original:
             return True
-        return sentence_ok(rendered, self.analysis.has_root[si], balance(self.analysis.text[a:b]),
-                           self.analysis.bare[si] if si < len(self.analysis.bare) else False)[0]
+        bare = self.analysis.bare[si] if si < len(self.analysis.bare) else False
+        if sentence_ok(rendered, self.analysis.has_root[si], balance(original), bare)[0]:
+            return True
+        # a sentence the check already fails as written (a list run into its heading: "played in
+        # Olympiads: \n* In 2000, at fourth board in Istanbul (+3, =7, -3);") may still be edited,
+        # as long as the edit adds no failure of its own (else its years and places stay exact)
+        before = _failures(original, self.analysis.has_root[si], bare)
+        return bool(before) and balance(rendered) == balance(original) and \
+            not Counter(_failures(rendered, self.analysis.has_root[si], bare)) - Counter(before)
 
     def covering(self, i: int, choice: dict[int, str] | None = None) -> int | None:
         """A chosen deletion that contains unit i, if any."""

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import ClassVar
 
-from veil.agents.literal import NICKNAME
+from veil.agents.literal import NICKNAME, POSTNOMINALS
 from veil.agents.local.generalize import HONORIFIC, PLACEHOLDERS, GeneralizeContext, candidates
 from veil.agents.local.spans import DATA_DIR, Span, fold, gazetteer, lexicon
 from veil.errors import UserInputError
@@ -160,6 +160,8 @@ class Generalize(Operator):
         ladder = candidates(span, ctx=ctx)
         kind = span.type.lower()
         if not ladder:
+            if span.meta.get("role") == "modifier" and rule.get("unknown") == "drop":
+                return Decision("", (), f"{kind} without a known generalization modifying a noun is removed")
             if rule.get("unknown") == "drop":  # no truthful rung: the phrase that holds it goes
                 return Decision(None, (), f"{kind} without a known generalization", drop_unit=True)
             return Decision(None, (), "no truthful generalization known")
@@ -233,13 +235,17 @@ class SubjectInfo:
         Never a mention with digits in it ("minor planet 3148 Grechko")."""
         if not self.name_tokens or re.search(r"\d", span.text):
             return False
-        text = re.sub(NICKNAME, " ", span.text)
+        text = POSTNOMINALS.sub("", re.sub(NICKNAME, " ", span.text))
         text = re.sub(r"['’]s?$", "", text.strip())  # "Aeschbacher's"
         words = [fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", text)]
         toks = set(words)
         if toks and toks <= self.name_tokens | {"mr", "mrs", "ms", "dr", "jr", "sr"}:
             return True
         first, last = self.first_last
+        if span.start <= 6 and len(words) >= 2 and last and (words[-1] == last or words[-1].startswith(last + "-")):
+            # the name that opens the text, in a fuller or formal form: "James Umbricht", "Eva
+            # Fuka-Engle", "Reinder Albertus Wolters" for "Jim Umbricht", "Eva Fuka", "Rynie Wolters"
+            return True
         if len(words) >= 3 and words[0] == first and words[-1] == last:
             return True
         # 'Clarence Leonard "Kelly" Johnson, Jr.' for "Kelly Johnson": the nickname is the given name
@@ -313,9 +319,16 @@ class Person(Operator):
             return Decision(noun, (pseudo,), "the subject's name becomes the role the text gives them")
         if slot == "possessive":
             return Decision(f"{pseudo}'s", (), "a person's name becomes a consistent pseudonym")
-        if span.meta.get("role") == "modifier" and not subject.is_subject(span):
-            # "the Salyut space stations", "the Louis Armstrong photo": the name goes, its noun stays
+        if span.meta.get("birth_name"):
+            return Decision("", (), "a birth name is removed")
+        if span.meta.get("role") == "modifier":
+            # "the Salyut space stations", "the Louis Armstrong photo", "the Kelly brothers": the
+            # name goes, its noun stays
             return Decision("", (), "a name modifying a noun is removed")
+        if span.meta.get("role") == "appositive" and span.meta.get("set_off") and not subject.is_subject(span):
+            # "His twin brother, Mark Kelly, is": the apposition goes with its commas (a
+            # pseudonym only where it cannot)
+            return Decision(pseudo, (), "a person's name in apposition is removed", drop_unit=True)
         if not subject.is_subject(span) and not confirmed_person(span, ctx):
             # maybe a club, a town, a ship: the phrase that holds it goes; the pseudonym only
             # where no phrase can (a direct identifier is never kept)

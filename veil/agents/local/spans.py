@@ -233,7 +233,7 @@ PRESIDIO_TYPES = {
     "IBAN_CODE": "ID", "US_SSN": "ID", "MEDICAL_RECORD": "ID", "ACCOUNT_ID": "ID", "DATE_OF_BIRTH": "DOB",
     "STREET_ADDRESS": "ADDRESS", "POSTAL_CODE": "ADDRESS",
 }
-_MONTHS_RX = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+_MONTHS_RX = (r"(?i:January|February|March|April|May|June|July|August|September|October|November|December|"
               r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?")
 _STREET_KINDS = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|"
                  r"Parkway|Pkwy|Highway|Hwy|Circle|Cir|Square|Sq|Close|Crescent|Row|Alley|Trail)")
@@ -304,8 +304,11 @@ def _build_analyzer():
     for entity, name, rx, score in VEIL_PATTERNS:
         by_entity.setdefault(entity, []).append(Pattern(name=name, regex=rx, score=score))
     for entity, patterns in by_entity.items():
+        # case-sensitive (Presidio's default adds IGNORECASE): "[A-Z][\w'-]+ Road" must not
+        # match "Spanish professional road"; a pattern says where case does not matter ("(?i:")
         registry.add_recognizer(PatternRecognizer(supported_entity=entity, patterns=patterns,
-                                                  name=f"Veil{entity.title().replace('_', '')}Recognizer"))
+                                                  name=f"Veil{entity.title().replace('_', '')}Recognizer",
+                                                  global_regex_flags=re.DOTALL | re.MULTILINE))
     return AnalyzerEngine(nlp_engine=engine, registry=registry, supported_languages=["en"])
 
 
@@ -415,6 +418,9 @@ def _date_meta(text: str, start: int) -> dict:
     return meta
 
 
+_RANK = re.compile(r"\b(?:[Ww]orld|WTA|ATP|FIDE)\s+(?:No\.|[Nn]umber)\s?(\d{1,3})\b")
+
+
 def _regex_spans(text: str) -> list[Span]:
     out: list[Span] = []
     add = out.append
@@ -425,6 +431,12 @@ def _regex_spans(text: str) -> list[Span]:
                     "on": bool(m.group("on"))}
             meta.update(_date_meta(text, m.start()))
             add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, f"regex:date_{kind}", meta))
+    for m in _RANK.finditer(text):  # "World No. 9": a rank, to a band of ranks
+        n = int(m.group(1))
+        band = next((f"top {w} in the world" for b, w in ((10, "ten"), (20, "20"), (50, "50"), (100, "100")) if n <= b),
+                    None)
+        add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:rank",
+                 {"value": n, "ladder": [band] if band else []}))
     for m in RE_MY.finditer(text):
         meta = {"year": int(m.group("y")), "month": _month_num(m.group("m")), "granularity": "month"}
         meta.update(_date_meta(text, m.start()))
@@ -477,6 +489,8 @@ def _regex_spans(text: str) -> list[Span]:
         if m.group("form"):
             form = m.group("form").lower()
             form = "aged" if form in ("aged", "age") else "at_age"
+            if form == "aged" and re.search(r"\b(?:from|since)\s+$", text[max(0, m.start() - 6):m.start()], re.I):
+                form = "from_age"  # "plays chess from age 10": "from childhood", never "from as a child"
         elif m.group("n2"):
             form = "year_old_adj" if re.search(r"-years?-old$", m.group(0), re.I) else "years_old"
         else:
@@ -788,6 +802,8 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
         info = None
     if info is not None and nwords == 1 and low[0] in person_tokens and prev_word not in lex["preps"]:
         info = None
+    if info is not None and info["kind"] == "city" and nwords == 1 and folded in lex["nationality_folded"]:
+        info = None  # "a Thai kickboxer": the adjective, not a town the gazetteer spells alike
     if info is not None:
         return [span("LOCATION", 0.8 if nwords > 1 or prev_word in lex["preps"] else 0.65,
                      f"gazetteer:{info['kind']}", info)]
@@ -828,6 +844,8 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
             return []
         return [span("ORG", 0.6, "shape:acronym", {"ladder": ["an organization"]})]
     # persons
+    if not honor and _LOWER_PART.search(raw):
+        return [span("PROPER", 0.5, "shape:proper")]  # "Muay Thai-kickboxer": a name has no lower-case part
     if any(ch.isdigit() for ch in raw):
         return [span("PROPER", 0.5, "shape:proper")] if not at_start or nwords > 1 else []
     first = low[1] if honor else low[0]
@@ -863,6 +881,7 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
     return [span("PROPER", 0.4, "shape:proper")]
 
 
+_LOWER_PART = re.compile(r"[^\W\d_]-[a-z]{3,}")  # "Thai-kickboxer": no part of a name is lower-case
 _NAME_CUE = re.compile(r"\s*(?:\(|,\s+(?:an?|the)\s|\s+(?:was|is|has|had|became|played|won|studied|graduated|received|joined|died|served|made|wrote|taught|told|said|met|married|photographed|painted|lived|moved|grew|retired|worked)\b)")
 
 
@@ -904,6 +923,9 @@ def _entity_spans(text: str, doc) -> list[Span]:
     for rnd in range(2):  # pass 1 finds full names, pass 2 resolves their parts ("Fishback")
         spans = []
         for i, j, label in ents:
+            if j - i > 1 and label not in ("GPE", "LOC", "PERSON", "NORP") and not any(
+                    toks[x].text[:1].isupper() or toks[x].text[:1].isdigit() for x in range(i, j)):
+                continue  # "first reserve board" (ORG): an organisation's name has a capital somewhere
             typed = _classify(text, toks, i, j, person_tokens) if any(
                 toks[x].text[:1].isupper() for x in range(i, j)) else []
             if label == "PERSON" and typed and typed[0].type in ("AWARD", "EVENT", "TITLE") and j - i > 1 \
@@ -911,7 +933,8 @@ def _entity_spans(text: str, doc) -> list[Span]:
                 typed = []  # "Oscar Delacroix" is a person, not an award
             if label == "NORP" and typed and typed[0].type == "PROPER":
                 continue  # not a nationality the lexicon knows: left to the person cues below
-            if label == "PERSON" and (not typed or typed[0].type in ("PROPER",)):
+            if label == "PERSON" and (not typed or typed[0].type in ("PROPER",)) \
+                    and not _LOWER_PART.search(text[toks[i].start:toks[j - 1].end]):
                 typed = [Span(toks[i].start, toks[j - 1].end, text[toks[i].start:toks[j - 1].end], "PERSON", 0.8,
                               "spacy:PERSON", {})]
             elif label in _LABEL_FALLBACK and (not typed or typed[0].type == "PROPER"
@@ -925,6 +948,10 @@ def _entity_spans(text: str, doc) -> list[Span]:
                                       0.5, f"spacy:{label}+the", {}))
                     continue
                 meta = info if info else {"ladder": ladder}
+                if not info and kind in ("LOCATION", "ORG"):  # "Mount Hope Cemetery" (FAC): a cemetery
+                    org = _org_ladder([toks[x].text for x in range(i, j)], text[toks[i].start:toks[j - 1].end])
+                    if org is not None:
+                        kind, meta = "ORG", {"ladder": org[0], "head": org[1]}
                 typed = [Span(toks[i].start, toks[j - 1].end, text[toks[i].start:toks[j - 1].end], kind, 0.7,
                               f"spacy:{label}", meta)]
             spans.extend(typed)
@@ -1010,9 +1037,9 @@ def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
     for idx, s in enumerate(spans):
         if s.start < skip_until:
             continue
-        # "Trophy Club, Texas" read as an award: after "in", "near" or "from" a name followed by a
+        # "Trophy Club, Texas" read as an award, "Church Point, Louisiana" as a church: after "in", "near" or "from" a name followed by a
         # state or a country is a place
-        locative = s.type in ("AWARD", "EVENT") and re.search(r"\b(?:in|near|from)\s+$", text[max(0, s.start - 6):s.start])
+        locative = s.type in ("AWARD", "EVENT", "ORG") and re.search(r"\b(?:in|near|from)\s+$", text[max(0, s.start - 6):s.start])
         own_kind = (s.meta.get("kind") or (place_info(s.text) or {}).get("kind")) if s.type == "LOCATION" else None
         if (s.type in ("LOCATION", "PROPER", "PERSON") or locative) and s.text[:1].isupper() \
                 and own_kind not in ("country", "continent"):  # "India, Mexico, Peru" is a list, not a city
