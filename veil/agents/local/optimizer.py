@@ -39,7 +39,7 @@ from veil.agents.local.generalize import GeneralizeContext, apply, article_for, 
 from veil.agents.local.p_evaluator import LocalPrivacyEvaluator, rank_tokens
 from veil.agents.local.policy import Policy, SubjectInfo, load_policy
 from veil.agents.local.retrieval import tokenize
-from veil.agents.local.spans import Span, deny_spans, find_spans, fold
+from veil.agents.local.spans import HONORIFICS, Span, deny_spans, find_spans, fold
 from veil.agents.local.units import Constituent, constituents
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
@@ -382,7 +382,8 @@ def _with_modifier_tail(s: Span, doc) -> Span:
         return s
     noun = head.head
     j = toks[-1].i + 1
-    while j < noun.i and doc[j].pos_ in ("PROPN", "NUM") and doc[j].head.i in (noun.i, *range(toks[0].i, j)):
+    while j < noun.i and doc[j].pos_ in ("PROPN", "NUM") and len(doc[j].text) > 1 and doc[j].text[:1].isupper() \
+            and doc[j].head.i in (noun.i, *range(toks[0].i, j)):
         j += 1
     if j == toks[-1].i + 1:
         return s
@@ -414,11 +415,18 @@ def _with_slot(s: Span, doc) -> Span:
     meta = dict(s.meta)
     end = s.end
     prv = doc[toks[0].i - 1] if toks[0].i > 0 else None
+    if prv is not None and prv.text[:1].isupper() and prv.lower_ in HONORIFICS:
+        # "Ambassador Mulford": the title is part of the mention ("Ambassador he" was an output)
+        s = Span(prv.idx, s.end, nlp.text_of(doc)[prv.idx:s.end], s.type, s.score, s.evidence, s.meta)
+        prv = doc[prv.i - 1] if prv.i > 0 else None
     if prv is not None and prv.lower_ == "born" and nxt is not None and nxt.text == ",":
         # "(born Michael Fenton Stevens, 1958)": a birth name goes with its comma
-        meta["birth_name"] = True
+        meta["birth_name"] = "comma"
         end = nxt.idx + 1
         return Span(s.start, end, nlp.text_of(doc)[s.start:end], s.type, s.score, s.evidence, meta)
+    if prv is not None and prv.lower_ == "born" and nxt is not None and nxt.text == ")":
+        meta["birth_name"] = "bracket"  # "(born Daniel Nall)": the bracket goes
+        return Span(s.start, s.end, s.text, s.type, s.score, s.evidence, meta)
     if nxt is not None and nxt.text in ("'s", "’s", "'", "’") and nxt.tag_ == "POS":
         meta["slot"] = "possessive"
         end = nxt.idx + len(nxt.text)
@@ -461,6 +469,9 @@ def _not_a_person(s: Span, text: str = "") -> Span | None:
         return s
     if not any(c.isupper() for c in s.text):
         return None  # "i tell ya", "my rubber ducky": a name is written with a capital
+    if "," in s.text and not re.search(r",\s*(?:Jr|Sr)\b", s.text):
+        # "Porreres, Majorca" (a PERSON to the NER): no name has a comma inside; a place
+        return Span(s.start, s.end, s.text, s.type, s.score, s.evidence + "+not_a_name", {**s.meta, "not_a_name": True})
     if text and not s.meta.get("honorific"):
         m = _COUNTRY_AFTER.match(text, s.end)
         from veil.agents.local.spans import place_info

@@ -235,7 +235,7 @@ class SubjectInfo:
         Never a mention with digits in it ("minor planet 3148 Grechko")."""
         if not self.name_tokens or re.search(r"\d", span.text):
             return False
-        text = POSTNOMINALS.sub("", re.sub(NICKNAME, " ", span.text))
+        text = HONORIFIC.sub("", POSTNOMINALS.sub("", re.sub(NICKNAME, " ", span.text)))
         text = re.sub(r"['’]s?$", "", text.strip())  # "Aeschbacher's"
         words = [fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", text)]
         toks = set(words)
@@ -319,8 +319,10 @@ class Person(Operator):
             return Decision(noun, (pseudo,), "the subject's name becomes the role the text gives them")
         if slot == "possessive":
             return Decision(f"{pseudo}'s", (), "a person's name becomes a consistent pseudonym")
-        if span.meta.get("birth_name"):
+        if span.meta.get("birth_name") == "comma":
             return Decision("", (), "a birth name is removed")
+        if span.meta.get("birth_name"):
+            return Decision(pseudo, (), "a birth name is removed with its bracket", drop_unit=True)
         if span.meta.get("role") == "modifier":
             # "the Salyut space stations", "the Louis Armstrong photo", "the Kelly brothers": the
             # name goes, its noun stays

@@ -655,7 +655,11 @@ _ABBREV = frozenset("mr mrs ms dr st jr sr mt ft gen col lt sgt capt prof rev no
 _CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das y the for and & on upon am zu in".split())
 _LEAD_ADVERBS = frozenset("later today afterwards eventually meanwhile however subsequently then there here also "
                           "nevertheless thereafter currently recently formerly initially finally additionally".split())
-_HONORIFICS = frozenset("mr mr. mrs mrs. ms ms. dr dr. sir dame prof prof. professor rev rev. lord lady".split())
+# courtesy titles, and the ranks and offices written before a name ("Ambassador Mulford", "Major
+# Kennedy"): part of the person's mention ("Ambassador he" was an output)
+HONORIFICS = frozenset("""mr mr. mrs mrs. ms ms. dr dr. sir dame prof prof. professor rev rev. lord lady ambassador
+senator governor president general colonel col. captain capt. major lieutenant lt. admiral commander judge bishop
+cardinal chancellor mayor congressman congresswoman""".split())
 _SENT_END = re.compile(r"[.!?][\"')\]]*\s*$")
 
 
@@ -748,12 +752,12 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
     words = [t.text for t in toks[i:j]]
     start, end = toks[i].start, toks[j - 1].end
     # a sentence-initial adverb or function word is not part of the name ("Later Mr. Fishback")
-    if j - i > 1 and toks[i].text.lower() in _LEAD_ADVERBS | _STOP and toks[i].text.lower() not in _HONORIFICS \
+    if j - i > 1 and toks[i].text.lower() in _LEAD_ADVERBS | _STOP and toks[i].text.lower() not in HONORIFICS \
             and _is_sentence_start(text, toks[i].start):
         return _classify(text, toks, i + 1, j, person_tokens)
     # leading honorific belongs to a person
     honor = None
-    if words and words[0].lower() in _HONORIFICS and len(words) > 1:
+    if words and words[0].lower() in HONORIFICS and len(words) > 1:
         honor = words[0]
     # leading "The" is not part of the name
     if words[0] in ("The",) and len(words) > 1:
@@ -931,6 +935,11 @@ def _entity_spans(text: str, doc) -> list[Span]:
             if label == "PERSON" and typed and typed[0].type in ("AWARD", "EVENT", "TITLE") and j - i > 1 \
                     and toks[i].text.lower() in lexicon()["first_names"]:
                 typed = []  # "Oscar Delacroix" is a person, not an award
+            if label in ("GPE", "LOC") and j - i == 1 and typed and typed[0].type == "PERSON" \
+                    and toks[i].text.lower() not in person_tokens and toks[i].text.lower() in lexicon()["place_ambiguous_set"]:
+                info = place_info(toks[i].text)  # "He represented Georgia": the state the NER says, not a given name
+                if info is not None:
+                    typed = [Span(toks[i].start, toks[j - 1].end, toks[i].text, "LOCATION", 0.7, f"spacy:{label}", info)]
             if label == "NORP" and typed and typed[0].type == "PROPER":
                 continue  # not a nationality the lexicon knows: left to the person cues below
             if label == "PERSON" and (not typed or typed[0].type in ("PROPER",)) \
@@ -960,7 +969,7 @@ def _entity_spans(text: str, doc) -> list[Span]:
             if s.type == "PERSON" and " " in s.text.strip():
                 for w in re.findall(r"[^\W\d_][\w'-]*", s.text):
                     lw = w.lower()
-                    if lw not in _CONNECTORS and lw not in _HONORIFICS and len(lw) > 1:
+                    if lw not in _CONNECTORS and lw not in HONORIFICS and len(lw) > 1:
                         new.setdefault(lw, set()).add(s.start)
         if new == person_tokens:
             break

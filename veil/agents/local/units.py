@@ -112,6 +112,10 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "prep" and tok.head.pos_ in ("ADV", "ADP", "PART") and tok.head.i == left.i - 1 \
             and tok.head.dep_ in ("advmod", "prt", "prep") and not any(c.i > tok.i for c in tok.head.children):
         left = tok.head  # "up to the Civil War", "away from home": the particle goes with its phrase
+    # a closing bracket the parse hung on the phrase ("in Porreres, Majorca)") is not its own
+    while right.i > left.i and right.text in (")", "]", ",") and \
+            sum(t.text in ("(", "[") for t in doc[left.i:right.i + 1]) < sum(t.text in (")", "]") for t in doc[left.i:right.i + 1]):
+        right = doc[right.i - 1]
     start, end = _char(left)[0], _char(right)[1]
     if doc.text[start - 1:start] == "-" or doc.text[end:end + 1] == "-":
         return None  # inside a hyphenated compound: "editor-in-chief" -> "editor-", "pound-for-pound" -> "pound-"
@@ -172,6 +176,21 @@ def _dependent(tok, sent) -> Constituent | None:
     return Constituent(REMOVABLE[dep], (Piece(start, end),), 0, n)
 
 
+def _brackets(sent) -> list[Constituent]:
+    """Every bracketed aside of the sentence that holds no part of its main clause's root: removable
+    whole, brackets and all, whatever the parse hung inside it."""
+    out, stack = [], []
+    for tok in sent:
+        if tok.text == "(":
+            stack.append(tok)
+        elif tok.text == ")" and stack:
+            o = stack.pop()
+            if not stack and sent.root.i not in range(o.i, tok.i + 1) and 1 < tok.i - o.i <= 13 \
+                    and o.i > sent.start:
+                out.append(Constituent("parenthetical", (Piece(o.idx, tok.idx + 1),), 0, tok.i - o.i - 1))
+    return out
+
+
 def constituents(doc, sentences: list[tuple[int, int]]) -> list[Constituent]:
     """Every removable dependent of every sentence, then the sentences themselves."""
     out: list[Constituent] = []
@@ -184,6 +203,10 @@ def constituents(doc, sentences: list[tuple[int, int]]) -> list[Constituent]:
                 continue
             seen.add(c.pieces)
             out.append(Constituent(c.kind, c.pieces, si, c.n_tokens))
+        for c in _brackets(sent):  # whatever the parse made of it ("(born Daniel Nall)")
+            if c.pieces not in seen:
+                seen.add(c.pieces)
+                out.append(Constituent(c.kind, c.pieces, si, c.n_tokens))
     for si, (a, b) in enumerate(sentences):
         out.append(Constituent("sentence", (Piece(a, b),), si, 0))
     return out
