@@ -35,7 +35,7 @@ from functools import lru_cache
 from veil import nlp
 from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult, PrivacyResult, Task, UtilityResult
 from veil.agents.literal import NAME_GAP, NICKNAME, NICKNAMED, POSTNOMINALS
-from veil.agents.local.generalize import GeneralizeContext, apply, article_for, role_noun
+from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, article_for, role_noun
 from veil.agents.local.p_evaluator import LocalPrivacyEvaluator, rank_tokens
 from veil.agents.local.policy import Policy, SubjectInfo, load_policy
 from veil.agents.local.retrieval import tokenize
@@ -419,13 +419,14 @@ def _with_slot(s: Span, doc) -> Span:
         # "Ambassador Mulford": the title is part of the mention ("Ambassador he" was an output)
         s = Span(prv.idx, s.end, nlp.text_of(doc)[prv.idx:s.end], s.type, s.score, s.evidence, s.meta)
         prv = doc[prv.i - 1] if prv.i > 0 else None
-    if prv is not None and prv.lower_ == "born" and nxt is not None and nxt.text == ",":
+    if prv is not None and prv.lower_ == "born" and nxt is not None and nxt.text == "," and prv.i > 0 \
+            and doc[prv.i - 1].text == "(":
         # "(born Michael Fenton Stevens, 1958)": a birth name goes with its comma
         meta["birth_name"] = "comma"
         end = nxt.idx + 1
         return Span(s.start, end, nlp.text_of(doc)[s.start:end], s.type, s.score, s.evidence, meta)
-    if prv is not None and prv.lower_ == "born" and nxt is not None and nxt.text == ")":
-        meta["birth_name"] = "bracket"  # "(born Daniel Nall)": the bracket goes
+    if prv is not None and prv.lower_ == "born" and nxt is not None and nxt.text in (")", ","):
+        meta["birth_name"] = "bracket"  # "(born Daniel Nall)", ", born Michael Stevens,": the phrase goes
         return Span(s.start, s.end, s.text, s.type, s.score, s.evidence, meta)
     if nxt is not None and nxt.text in ("'s", "’s", "'", "’") and nxt.tag_ == "POS":
         meta["slot"] = "possessive"
@@ -818,8 +819,28 @@ class LocalOptimizer(Optimizer):
                 continue
             for i in idxs:
                 self._base_edit(plan, i)
+        self._drop_life_dates(plan)
         plan.floor = dict(plan.choice)
         return plan
+
+    @staticmethod
+    def _drop_life_dates(plan: Plan) -> None:
+        """The bracket of dates (and places) right after the subject's name, once the name is a
+        pronoun or a role noun, goes whole: "He (1890s–1980s) was a writer" reads as no one
+        writes and keeps a quasi-identifier; "He was a writer" says what the text is about."""
+        text = plan.analysis.text
+        for i, u in enumerate(plan.units):
+            if u.kind != "span" or u.span is None or u.span.type != "PERSON" or u.span.meta.get("slot") != "subject":
+                continue
+            rep = plan.choice.get(i)
+            if not rep or PSEUDONYM.fullmatch(rep):
+                continue
+            for j in plan.analysis.by_sentence(u.sentence):
+                w = plan.units[j]
+                if w.kind == "parenthetical" and not text[u.end:w.start].strip() and re.search(r"\d", w.text) \
+                        and j not in plan.choice:
+                    plan.try_choose(j, "", "life dates after the subject's pronoun: the bracket goes")
+                    break
 
     def _base_edit(self, plan: Plan, i: int) -> None:
         u = plan.units[i]
@@ -888,9 +909,11 @@ class LocalOptimizer(Optimizer):
             tokens = plan.tokens()
             rank, weights = rank_tokens(self.evaluator, batch, tokens, task)
             if not task.privacy_met(rank) and weights:
-                # a sentence that carries the task's label or an allow-listed term stays
+                # a sentence that carries the task's label or an allow-listed term stays, and so
+                # does the text's first (who and what the text is about: "Many articles contain
+                # information about him." was all that was left of a karate master's biography)
                 live = [i for i, u in enumerate(plan.units) if u.kind == "sentence" and i not in plan.choice
-                        and not any(self._is_protected(t, protected) for t in u.tokens)]
+                        and u.sentence > 0 and not any(self._is_protected(t, protected) for t in u.tokens)]
                 if len(live) <= 1:
                     break
                 w, i = max((sum(weights.get(t, 0.0) for t in set(plan.units[i].tokens)), i) for i in live)
