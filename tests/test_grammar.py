@@ -172,12 +172,13 @@ def test_single_documents_lose_their_direct_identifiers(engine, text, gone, kept
 
 def test_a_name_only_the_ner_calls_a_person_loses_its_phrase_not_gains_a_pseudonym(engine):
     """en_core_web_sm tags "Blyth Spartans" (a football club) PERSON: "plays for Person B" would
-    invent a person, so the phrase that holds it goes (a pseudonym only where no phrase can go).
-    A name with a given name stays a person, and so does a full name the NER left untagged."""
+    invent a person, so the phrase that holds it goes (a pseudonym only where no phrase can go),
+    unless its verb says what it is ("plays for a team"). A name with a given name stays a
+    person, and so does a full name the NER left untagged."""
     out = anonymize(engine, "Stephen Turnbull (born 7 January 1987) is an English footballer who currently plays "
                             "for Blyth Spartans. He then left Blyth Spartans to join Harrogate Town.",
                     name="Stephen Turnbull")
-    assert "is an English footballer." in out and "plays for" not in out, out
+    assert "is an English footballer who currently plays for a team." in out and "Person" not in out, out
     assert not any(w in out for w in ("Blyth", "Spartans", "Harrogate", "Turnbull")), out
     # after a determiner or before a country a "person" is no one's name ("The Person TM was a
     # single engine ramjet", "born in Person GY, Spain" were outputs): its sentence goes when no
@@ -318,6 +319,11 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # the life dates after the subject's pronoun go whole ("He (Pistoia, –Italy, 1721)" was an output)
     ("Giovanni Rossi (Pistoia, 1650 – Italy, 1721) was a painter of the Baroque period. He painted and his works "
      "hang in churches.", "Giovanni Rossi", "He was a painter of the Baroque period."),
+    # the verb says what its object is: "played for San Lorenzo" is a team, not a city
+    ("Rubén Glaría is a former Argentine footballer. He played for San Lorenzo and Racing Club. He graduated from "
+     "SFAI in 1970. He won and his team won.", "Rubén Glaría",
+     "He is a former Argentine footballer. He played for a team and a club. He graduated from an art school in the "
+     "1970s."),
     # a world ranking to a band, an unknown place that modifies a noun goes
     ("She held the position of World No. 1 for 20 weeks. The Ballantine workshop made her rackets. She won and "
      "her coach cried.", "X Y", "She held the position of top ten in the world for 20 weeks. The workshop made"),

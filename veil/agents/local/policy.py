@@ -121,6 +121,24 @@ _ORG_SLOTS = frozenset({"locative", "pobj:at", "pobj:for", "pobj:with", "pobj:by
 _STATE_COUNTRIES = frozenset("US AU IN MX BR DE NG MY AT".split())  # first-level divisions called states
 
 
+# what an organisation (or a place the NER mistook for one) must be, by the verb that governs it:
+# "graduated from X" is a school, "played for X" a team, whatever X's name says ("He played for a
+# city" and "He graduated from an organization" were outputs)
+SLOT_KINDS = {
+    ("graduate", "from"): "a school", ("attend", None): "a school", ("study", "at"): "a school",
+    ("educate", "at"): "a school", ("enroll", "at"): "a school", ("enrol", "at"): "a school",
+    ("enroll", "in"): "a school", ("teach", "at"): "a school", ("matriculate", "at"): "a school",
+    ("play", "for"): "a team", ("sign", "for"): "a team", ("sign", "with"): "a team", ("loan", "to"): "a team",
+    ("captain", None): "a team", ("coach", None): "a team", ("manage", None): "a team",
+}
+
+
+def slot_kind(span: Span) -> str | None:
+    """The kind :data:`SLOT_KINDS` gives a span of no known kind of its own."""
+    gov = span.meta.get("governor")
+    return SLOT_KINDS.get(tuple(gov)) if gov else None
+
+
 def kind_noun(span: Span) -> str | None:
     """What a place or a date *is*, as an indefinite noun phrase: the one replacement that stays
     true in any slot ("led Germany" -> "led a country", "spent March 2007" -> "spent a month"),
@@ -178,6 +196,12 @@ class Generalize(Operator):
             return Decision(None, (), f"{kind} as a complement: no kind phrase is true there", drop_unit=True)
         if role == "counted" and span.type not in ("NUMBER", "MONEY", "AGE") + _DATE_TYPES:
             return Decision(None, (), f"counted {kind}: its phrase is removed", drop_unit=True)
+        slot = slot_kind(span)
+        if slot and (span.type == "ORG" and list(ladder) == ["an organization"]
+                     or span.type == "LOCATION" and slot == "a team" and span.meta.get("kind") == "city"):
+            # "played for San Lorenzo" (a club the gazetteer knows as a city), "graduated from SFAI"
+            return Decision(slot, ("an organization",) if span.type == "ORG" else (),
+                            f"{kind} after '{' '.join(x for x in span.meta['governor'] if x)}' is {slot}")
         if span.type == "ORG" and list(ladder) == ["an organization"] and role not in _ORG_SLOTS:
             # only the NER's word that it is an organisation ("invented X", "developed X"): no
             # kind phrase is sure to be true, so the phrase goes (or the attacker's plan decides)
@@ -331,6 +355,8 @@ class Person(Operator):
             # "His twin brother, Mark Kelly, is": the apposition goes with its commas (a
             # pseudonym only where it cannot)
             return Decision(pseudo, (), "a person's name in apposition is removed", drop_unit=True)
+        if not subject.is_subject(span) and not confirmed_person(span, ctx) and slot_kind(span) == "a team":
+            return Decision("a team", (), "a name of unknown kind after 'play for' is a team")
         if not subject.is_subject(span) and not confirmed_person(span, ctx):
             # maybe a club, a town, a ship: the phrase that holds it goes; the pseudonym only
             # where no phrase can (a direct identifier is never kept)
