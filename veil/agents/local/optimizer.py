@@ -405,7 +405,7 @@ def _with_slot(s: Span, doc) -> Span:
         # the verb that governs it ("graduated from X", "played for X"): what X must be (policy.SLOT_KINDS)
         prep = head.head if head.dep_ == "pobj" else None
         verb = prep.head if prep is not None else head.head if head.dep_ == "dobj" else None
-        if verb is not None and verb.pos_ == "VERB":
+        if verb is not None and (verb.pos_ == "VERB" or (verb.pos_ == "NOUN" and prep is not None)):
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence,
                      {**s.meta, "governor": (verb.lemma_.lower(), prep.lower_ if prep is not None else None)})
     if head is not None and any(c.dep_ in ("det", "poss") and c.i < toks[0].i - 1 for c in head.children):

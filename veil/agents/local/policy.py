@@ -129,7 +129,10 @@ SLOT_KINDS = {
     ("educate", "at"): "a school", ("enroll", "at"): "a school", ("enrol", "at"): "a school",
     ("enroll", "in"): "a school", ("teach", "at"): "a school", ("matriculate", "at"): "a school",
     ("play", "for"): "a team", ("sign", "for"): "a team", ("sign", "with"): "a team", ("loan", "to"): "a team",
-    ("captain", None): "a team", ("coach", None): "a team", ("manage", None): "a team",
+    ("captain", None): "a team", ("coach", None): "a team", ("manage", None): "a team", ("ride", "for"): "a team",
+    ("race", "for"): "a team", ("player", "for"): "a team", ("coach", "of"): "a team", ("captain", "of"): "a team",
+    ("basketball", "for"): "a team", ("football", "for"): "a team", ("baseball", "for"): "a team",
+    ("hockey", "for"): "a team", ("soccer", "for"): "a team", ("rugby", "for"): "a team", ("cricket", "for"): "a team",
 }
 
 
