@@ -242,11 +242,12 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     out = anonymize(engine, text, name="Kurt Fishback")
     assert out.startswith("He is a photographer. He was born in California in the 1940s."), out
     # the life dates in brackets, even after a comma and split by the parse into two appositives,
-    # do not make the name an apposition ("Person FC, (1790s–1870s) was a painter" was an output)
+    # do not make the name an apposition ("Person FC, (1790s–1870s) was a painter" was an output);
+    # after the pronoun they go whole, with the comma
     text = ("Franz Johann Heinrich Nadorp, (June 23, 1794 – September 17, 1876) was a German painter. "
             "Nadorp was born into a family of artists. He died in Rome, where his son lived.")
     out = anonymize(engine, text, name="Franz Nadorp")
-    assert out.startswith("He, (1790s–1870s) was a German painter."), out
+    assert out.startswith("He was a German painter."), out
     # a name with a quoted nickname or a middle initial is one mention ('\"Person TH\" he (1910s–1990s)'
     # and "Person ANV he" were outputs), and the nickname can be the given name the task knows
     for text, name in [('Clarence Leonard \\"Kelly\\" Johnson (1910 – 1990) was an engineer. He built planes and his designs flew. '
@@ -316,6 +317,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # "Porreres, Majorca" is a PERSON to the NER: its phrase goes, never "in Person B"
     ("Joan Llaneras is a former Spanish track cyclist. He was born in 1969 in Porreres, Majorca. He won and his team "
      "won.", "Joan Llaneras", "He is a former Spanish track cyclist. He was born in the 1960s."),
+    # a superlative keeps what makes it true ("the first physician" was an output)
+    ("Valeri Polyakov (born 1942) was a Soviet physician who became the first physician to make a space flight. He "
+     "flew twice and his record stands.", "Valeri Polyakov",
+     "He was a Soviet physician who became the first physician to make a space flight."),
     # the life dates after the subject's pronoun go whole ("He (Pistoia, –Italy, 1721)" was an output)
     ("Giovanni Rossi (Pistoia, 1650 – Italy, 1721) was a painter of the Baroque period. He painted and his works "
      "hang in churches.", "Giovanni Rossi", "He was a painter of the Baroque period."),

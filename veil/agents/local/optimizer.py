@@ -96,6 +96,10 @@ def _fronted_period(s: str) -> str:
     return _FRONTED_PERIOD.sub(r"In the \1\2", s)
 
 
+# "He, was a painter": what a name's bracket leaves after its comma once both went
+_PRONOUN_COMMA = re.compile(r"^(He|She|They|It),\s+(is|was|are|were|has|had|became)\b")
+
+
 def tidy(sentence: str) -> str:
     """Whitespace and punctuation that deletions leave behind ("a , b" -> "a, b", "in ( )"),
     and a capital at the sentence start. Never removes a word."""
@@ -107,6 +111,7 @@ def tidy(sentence: str) -> str:
     s = _LATE_THE.sub(lambda m: f"the {m.group(1)}{'-' if m.group(1) == 'mid' else ' '}{m.group(2)}", s)
     s = _ON_PERIOD.sub(lambda m: ("In " if m.group(1) == "O" else "in ") + m.group(2), s)
     s = re.sub(r",\s*\)", ")", s)
+    s = _PRONOUN_COMMA.sub(r"\1 \2", s)
     s = _fronted_period(s)
     s = re.sub(r"([“(])\s+", r"\1", s)
     s = _OPEN_PAREN_SPACE.sub("(", s)
@@ -844,7 +849,7 @@ class LocalOptimizer(Optimizer):
                 continue
             for j in plan.analysis.by_sentence(u.sentence):
                 w = plan.units[j]
-                if w.kind == "parenthetical" and not text[u.end:w.start].strip() and re.search(r"\d", w.text) \
+                if w.kind == "parenthetical" and text[u.end:w.start].strip() in ("", ",") and re.search(r"\d", w.text) \
                         and j not in plan.choice:
                     plan.try_choose(j, "", "life dates after the subject's pronoun: the bracket goes")
                     break

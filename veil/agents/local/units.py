@@ -78,6 +78,9 @@ def _char(tok) -> tuple[int, int]:
     return tok.idx, tok.idx + len(tok.text)
 
 
+_RANKING = frozenset("first second third fourth fifth last only sole youngest oldest earliest".split())
+
+
 def _dependent(tok, sent) -> Constituent | None:
     dep = tok.dep_
     if dep not in REMOVABLE:
@@ -109,6 +112,9 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # "the former head coach" -> "the head coach" is false
     if dep in ("acl", "relcl", "amod") and tok.head.lower_ in ("person", "one", "man", "woman", "first", "last", "only"):
         return None  # "the fifth and oldest person to walk on the Moon" -> "the person"
+    if dep in ("acl", "relcl", "prep") and tok.i > tok.head.i and any(
+            c.i < tok.head.i and (c.tag_ in ("JJS", "RBS") or c.lower_ in _RANKING) for c in tok.head.children):
+        return None  # "the first physician to fly in space" -> "the first physician": a false superlative
     doc = tok.doc
     if dep == "prep" and tok.head.pos_ in ("ADV", "ADP", "PART") and tok.head.i == left.i - 1 \
             and tok.head.dep_ in ("advmod", "prt", "prep") and not any(c.i > tok.i for c in tok.head.children):
