@@ -67,6 +67,11 @@ def test_median_perplexity_ratio(model: fluency.Perplexity) -> None:
     assert r["median_ppl_sanitized"] > r["median_ppl_original"]
     same = fluency.median_perplexity_ratio(originals, originals, model=model)
     assert same["ratio"] == pytest.approx(1.0, rel=1e-4)
+    assert same["length_matched_ratio"] == pytest.approx(1.0, rel=1e-4)
+    # a fluent but much shorter text: worse by the plain ratio than by the length-matched one
+    short = fluency.median_perplexity_ratio(originals, ["He is a chef.", "She is a chef."], model=model)
+    assert short["median_ppl_original_cut"] > short["median_ppl_original"]
+    assert short["length_matched_ratio"] < short["ratio"]
 
 
 @pytest.mark.slow
@@ -78,7 +83,8 @@ def test_eval_cli_perplexity_column(model: fluency.Perplexity, tmp_path: Path, c
             {"text": "He plays the violin in an orchestra in Vienna.", "anonymized_text": "He plays an instrument."}]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     assert main(["eval", str(data), "--perplexity", "-o", str(out)]) == 0
-    assert "perplexity" in capsys.readouterr().out
+    assert "length-matched perplexity ratio" in capsys.readouterr().out
     m = json.loads(out.read_text(encoding="utf-8"))["metrics"]["anonymized_text"]
     assert m["perplexity_ratio"] == pytest.approx(m["perplexity"]["ratio"])
+    assert m["perplexity"]["length_matched_ratio"] is not None
     assert m["perplexity"]["records"] == 2

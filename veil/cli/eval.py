@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         columns.insert(2, "semantic link@rand3 (lower is better)")
     columns += ["records with untruthful words", "sentences failing the parse check"]
     if args.perplexity:
-        columns.append("perplexity ratio")
+        columns += ["perplexity ratio", "length-matched perplexity ratio"]
     if llm_inputs is not None:
         columns += ["SR (LLM, lower is better)", "CS (LLM, 0-100)", "LLM link (lower is better)"]
     table = Table(*columns, title=f"{len(rows)} records")
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         pf = m["parse_failures"]
         cells.append(f"{pf['failed']}/{pf['sentences']} ({pf['share']:.1%})")
         if args.perplexity:
-            cells.append(fmt(m.get("perplexity_ratio")))
+            cells += [fmt(m.get("perplexity_ratio")), fmt((m.get("perplexity") or {}).get("length_matched_ratio"))]
         if llm_inputs is not None:
             cells += [fmt(m["success_rate"]), "-" if m["confidence_score"] is None else f"{m['confidence_score']:.1f}",
                       fmt(m["llm_link"])]

@@ -87,9 +87,22 @@ class Perplexity:
         self.n_ctx = n_ctx
         self._lock = threading.Lock()
         self.llm = Llama(model_path=str(path), n_ctx=n_ctx, logits_all=True, verbose=False, n_threads=n_threads)
+        self._nll: dict[str, np.ndarray] = {}
 
     def token_nll(self, text: str) -> np.ndarray:
-        """Negative log-likelihood (nats) of every token after the first, given its prefix."""
+        """Negative log-likelihood (nats) of every token after the first, given its prefix
+        (remembered per text: the originals are scored once for several sanitized fields)."""
+        cached = self._nll.get(text)
+        if cached is not None:
+            return cached
+        nll = self._token_nll(text)
+        with self._lock:
+            if len(self._nll) >= 8192:
+                self._nll.clear()
+            self._nll[text] = nll
+        return nll
+
+    def _token_nll(self, text: str) -> np.ndarray:
         with self._lock:
             tokens = self.llm.tokenize(text.encode("utf-8"), add_bos=True)[: self.n_ctx]
             if len(tokens) < 2:
@@ -134,7 +147,12 @@ def median_perplexity_ratio(
 ) -> dict[str, float | int | None]:
     """Median perplexity of the originals and of the sanitized texts, ``ratio`` =
     median(sanitized) / median(original) (> 1: the sanitized texts read less fluently) and
-    ``median_pair_ratio`` = median over records of ppl(sanitized) / ppl(original).
+    ``median_pair_ratio`` = median over records of ppl(sanitized) / ppl(original), and
+    ``length_matched_ratio``: the same ratio with each original cut to its sanitized text's
+    token count. Mean surprisal is highest in a text's first tokens, so a sanitized text much
+    shorter than its original reads as less fluent by ``ratio`` alone (dropping
+    "(1890s–1980s)" from "He (1890s–1980s) was a writer." raises its perplexity); the
+    length-matched ratio shows how much of a difference is length.
     ``orig_ppl``: perplexities of the originals already computed (aligned)."""
     if len(originals) != len(sanitized):
         raise ValueError(f"{len(originals)} originals but {len(sanitized)} sanitized texts")
@@ -145,10 +163,18 @@ def median_perplexity_ratio(
     med_o = median(mo) if mo else None
     med_s = median(ms) if ms else None
     pairs = _finite([s / o for o, s in zip(po, ps) if o == o and s == s and o > 0])
+    cut = []
+    for o, t in zip(originals, sanitized):
+        k = len(model.token_nll(t))
+        nll = model.token_nll(o)[:k]
+        cut.append(float(math.exp(nll.mean())) if k and len(nll) else float("nan"))
+    mc = _finite(cut)
     return {
         "median_ppl_original": med_o,
         "median_ppl_sanitized": med_s,
         "ratio": (med_s / med_o) if med_o and med_s is not None else None,
         "median_pair_ratio": median(pairs) if pairs else None,
+        "median_ppl_original_cut": median(mc) if mc else None,
+        "length_matched_ratio": (med_s / median(mc)) if mc and med_s is not None else None,
         "records": len(pairs),
     }
