@@ -267,6 +267,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
                         "his career was long.", "Max Yalden")]:
         out = anonymize(engine, text, name=name)
         assert out.startswith("He ") and "Person" not in out and '"' not in out, out
+    # a relative who shares the surname is not the subject, also when the text opens with him
+    out = anonymize(engine, "Glen Fishback was a photographer. His son Kurt Fishback was a painter. Kurt lived in "
+                            "Sacramento and he taught.", name="Kurt Fishback")
+    assert re.match(r"Person [A-Z] was a photographer\.", out), out
     # a relative who shares the surname is not the subject
     out = anonymize(engine, "Robert Brett Lunger (born 1945) is a racecar driver. He was a politician and his son "
                             "raced. Glen Lunger was his father.", name="Brett Lunger")
@@ -329,6 +333,15 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "SFAI in 1970. He won and his team won.", "Rubén Glaría",
      "He is a former Argentine footballer. He played for a team and a club. He graduated from an art school in the "
      "1970s."),
+    # ... but not a one-word name after "signed with" (a label, an agency), nor a relative who opens the text
+    ("Smokey Robinson is a singer. In 1960 he signed with Motown. He sang and his songs sold.", "Smokey Robinson",
+     "He is a singer. In the 1960s he signed with"),
+    # titles before the subject's name are part of its mention
+    ("Eric Holder is a lawyer. In 2009 Attorney General Eric Holder spoke at length about the courts. He spoke and "
+     "his speech was long.", "Eric Holder", "He is a lawyer. In the 2000s he spoke at length"),
+    # a bracket that qualifies the claim stays
+    ("Tom Hall is a coach. He was the (interim) head coach of the club. He won and his team won.", "Tom Hall",
+     "He is a coach. He was the (interim) head coach"),
     # a world ranking to a band, an unknown place that modifies a noun goes
     ("She held the position of World No. 1 for 20 weeks. The Ballantine workshop made her rackets. She won and "
      "her coach cried.", "X Y", "She held the position of top ten in the world for 20 weeks. The workshop made"),

@@ -115,6 +115,17 @@ def test_veil_patterns_are_case_sensitive_where_case_is_the_evidence():
     assert [s.text for s in find_spans("He was born on 3 march 1987 in a village.") if s.type == "DOB"] == ["on 3 march 1987"]
 
 
+def test_names_are_not_taken_for_titles_or_nouns():
+    """A romanised given name has lower-case syllables ("Ki-moon"), a company may start with a
+    rank ("General Electric"), a surname may be an office ("Bishop"): none of them changes kind."""
+    t = {s.text: s.type for s in find_spans("Ban Ki-moon is a South Korean diplomat. Ban was born in Eumseong.")}
+    assert t.get("Ban Ki-moon") == "PERSON" and t.get("Ban") == "PERSON", t
+    assert not [s for s in find_spans("He worked for General Electric in Ohio.") if s.type == "PERSON"]
+    spans = find_spans("Elizabeth Bishop was a poet. In 1956 Bishop won the Pulitzer Prize.")
+    assert [s.type for s in spans if s.text == "Bishop"] == ["PERSON"], spans
+    assert "Muay Thai-kickboxer" not in {s.text for s in find_spans("He is a Muay Thai-kickboxer.") if s.type == "PERSON"}
+
+
 def test_types_filter():
     only = find_spans(BIO, types={"PERSON"})
     assert only and all(s.type == "PERSON" for s in only)

@@ -44,7 +44,8 @@ def nlp():
 
 
 # a list item's bullet at the start of a line (also the data's escaped "\\n*")
-_BULLET = re.compile(r"(?:\\n|\n)[ \t]*[*•‣–-][ \t]+(?=\S)")
+_BULLET_MARKS = "*•‣"  # a list item's bullet (a dash too, at a line's start)
+_BULLET = re.compile(rf"(?:\\n|\n)[ \t]*[{_BULLET_MARKS}–-][ \t]+(?=\S)")
 
 
 def _boundaries(doc):
@@ -54,8 +55,10 @@ def _boundaries(doc):
       heading from the item and the check failed every edit there, so the item's years and
       places stayed exact ("played in Chess Olympiads: \\n* In 2000, ... in Istanbul");
     - no sentence starts inside a name written with a quoted nickname ('Emmanuel \\"Masanja
-      Mkandamizaji\\" Mgaya is' was split after the quote, the surname left on its own)."""
+      Mkandamizaji\\" Mgaya is' was split after the quote, the surname left on its own);
+    - a placeholder veil wrote ("[id]") neither starts nor ends a sentence by itself."""
     from veil.agents.literal import NICKNAMED
+    from veil.agents.local.generalize import PLACEHOLDERS
 
     text = doc.text
     for m in list(_BULLET.finditer(text)) + list(_PARAGRAPH_END.finditer(text)):
@@ -65,6 +68,17 @@ def _boundaries(doc):
     for m in NICKNAMED.finditer(text):
         span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
         for tok in span[1:] if span is not None else ():
+            tok.is_sent_start = False
+    # a placeholder veil wrote ("sort code [id], account number [id])") starts no sentence unless
+    # one ended before it, and ends none
+    for m in re.finditer("|".join(re.escape(p) for p in set(PLACEHOLDERS.values())), text):
+        span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
+        if span is None:
+            continue
+        first = span[0]
+        if first.i > 0 and not first.nbor(-1).is_space and first.nbor(-1).text not in (".", "!", "?"):
+            first.is_sent_start = False
+        for tok in list(span[1:]) + ([doc[span.end]] if span.end < len(doc) else []):
             tok.is_sent_start = False
     return doc
 
@@ -215,7 +229,7 @@ def _label_letter(tok) -> bool:
     return tok.i > 0 and tok.text.isupper() and tok.doc[tok.i - 1].text == "Person"
 
 
-_BULLET_TOKEN = re.compile(r"(?:\\n)+\*?|[*•‣]")  # a list's bullet or the data's escaped newline: no word
+_BULLET_TOKEN = re.compile(rf"(?:\\n)+\*?|[{_BULLET_MARKS}]")  # a list's bullet or the data's escaped newline: no word
 
 
 def dangling(sent) -> str:
@@ -225,7 +239,7 @@ def dangling(sent) -> str:
     toks = [t for t in sent if not t.is_space and not _BULLET_TOKEN.fullmatch(t.text)]
     if not toks:
         return "empty sentence"
-    if toks[0].is_punct and toks[0].text not in ('"', "'", "(", "“", "‘", "[", "-", "*", "•"):
+    if toks[0].is_punct and toks[0].text not in ('"', "'", "(", "“", "‘", "[", "-", *_BULLET_MARKS):
         return f"starts with {toks[0].text!r}"
     for a, b in zip(toks, toks[1:]):
         if _label_letter(a):
@@ -291,15 +305,12 @@ def check_text(text: str, original: str | None = None) -> list[tuple[str, str]]:
     """(sentence, reason) for every sentence of ``text`` that fails the parse check. A sentence
     found verbatim in ``original`` always passes (veil did not write it), and one whose closest
     original sentence had no verbal root either (a caption, a note's "Consultant: Dr. X.") is
-    held only to the dangling-word check; one whose closest original sentence fails the check
-    for the same reason (a name replaced in a note's "XR ordered and ortho (Dr. B) paged") is
-    not counted either."""
+    held only to the dangling-word check."""
     if not text.strip():
         return []
     orig_sents = list(parse(original).sents) if original else []
     kept = {s.text.strip() for s in orig_sents}
-    orig_words = [({t.lower_ for t in s if t.is_alpha}, has_verbal_root(s), bare_verb(s),
-                   check_sentence(s, original_ok=not has_verbal_root(s)).reason) for s in orig_sents]
+    orig_words = [({t.lower_ for t in s if t.is_alpha}, has_verbal_root(s), bare_verb(s)) for s in orig_sents]
     out = []
     for sent in parse(text).sents:
         s = sent.text.strip()
@@ -313,8 +324,6 @@ def check_text(text: str, original: str | None = None) -> list[tuple[str, str]]:
         # for a signature) is a replacement, not a sentence veil wrote
         caption = closest is not None and (not closest[1] or not words & closest[0])
         c = check_sentence(sent, original_ok=caption, bare_ok=closest is not None and closest[2])
-        if not c.ok and closest is not None and c.reason == closest[3]:
-            continue  # the original sentence fails the same way: not a break veil made (a name replaced in it)
         if not c.ok:
             out.append((s, c.reason))
     return out

@@ -58,15 +58,23 @@ class Mention:
 # quoted nickname ("Ross Dan Hutchins", "Jacques \"Toto\" Brugnon" for "Ross Hutchins",
 # "Jacques Brugnon"): one mention, so the name becomes one role noun, not "The tennis player Dan
 # the tennis player"
-# a quoted nickname (with the data's escaped quotes too) or a bracketed one: "Johannes Hendrikus (Hein) Donner"
-NICKNAME = r"(?:\\?[\"“][^\"”\n]{1,30}?\\?[\"”]|\([A-Z][a-z][\w'’-]*\))"
+# a quoted nickname (with the data's escaped quotes too); NICKNAME also a bracketed one between
+# parts of a known name ("Johannes Hendrikus (Hein) Donner"), which alone says nothing
+# ("Real Madrid (Spain) Career" is no name)
+QUOTED_NICKNAME = r"\\?[\"“][^\"”\n]{1,30}?\\?[\"”]"
+NICKNAME = rf"(?:{QUOTED_NICKNAME}|\([A-Z][a-z][\w'’-]*\))"
 # honours and fellowships written after a name ("John Alfred Leach MBE", "Sir Charles Inglis, OBE, FRS"):
 # part of the name's mention, and as identifying as the name
 POSTNOMINALS = re.compile(r"(?:,?\s+(?:MBE|OBE|CBE|KBE|DBE|GBE|KCB|KCMG|KCVO|CB|CMG|CVO|FRS|FRSE|FREng|FBA|FRCP|FRCS|"
-                          r"FRSA|FRAeS|RA|QC|KC|VC|GC|DSO|DFC|MC|OM|CH|AO|AC|DSc|PhD|Ph\.D\.)(?![\w]))+")
+                          r"FRSA|FRAeS|RA|QC|KC|VC|GC|DSO|DFC|MC|OM|CH|AO|AC|DSc|PhD|Ph\.D\.)(?![\w])"
+                          r"(?![ \t]+[A-Z][a-z]))+")  # not "John Smith, AC Milan coach"
 # a whole name written with a nickname: 'Clarence Leonard "Kelly" Johnson', 'Andreas Nikolaus "Niki" Lauda, Jr.'
-NICKNAMED = re.compile(rf"(?<![\w'’])(?:[A-Z][\w'’-]*\.?\s+){{1,4}}{NICKNAME}\s+"
-                       r"(?:[A-Z][\w'’-]+\s+){0,2}[A-Z][\w'’-]+(?:,?\s+(?:Jr|Sr)\.?)?")
+# (the bracketed form only as a whole written name before its bracket, comma or verb:
+# "Johannes Hendrikus (Hein) Donner (July 6, 1927", never "Real Madrid (Spain) Career")
+NICKNAMED = re.compile(rf"(?<![\w'’])(?:[A-Z][\w'’-]*\.?[ \t]+){{1,4}}{QUOTED_NICKNAME}[ \t]+"
+                       r"(?:[A-Z][\w'’-]+[ \t]+){0,2}[A-Z][\w'’-]+(?:,?[ \t]+(?:Jr|Sr)\.?)?"
+                       r"|(?<![\w'’])(?:[A-Z][\w'’-]*[ \t]+){2,3}\([A-Z][a-z][\w'’-]*\)[ \t]+[A-Z][\w'’-]+"
+                       r"(?=[ \t]*[(,]|[ \t]+(?:is|was|were)\b)")
 NAME_GAP = re.compile(rf"\s+(?:(?:[A-Z]\.|[A-Z][^\W\d_][\w'’-]*|{NICKNAME})\s+){{0,3}}")
 
 

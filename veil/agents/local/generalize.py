@@ -33,7 +33,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from veil.agents.local.spans import HONORIFICS, Span, fold, gazetteer, lexicon, place_info
+from veil.agents.local.spans import HONORIFICS, NAME_TITLES, Span, fold, gazetteer, lexicon, place_info
 
 GENERAL = {
     "PERSON": "a person", "DATE": "a date", "YEAR": "a year", "DECADE": "a decade", "AGE": "an adult",
@@ -46,10 +46,12 @@ PLACEHOLDERS = {"EMAIL": "[email]", "PHONE": "[phone]", "URL": "[url]", "ID": "[
 # ------------------------------------------------------------------------------------------
 # pseudonyms
 # ------------------------------------------------------------------------------------------
-# honorifics, ranks and offices before a name ("Mr.", "Dr", "Ambassador"), matched at its start:
-# the span finder's one list (spans.HONORIFICS)
-_HONORIFIC = re.compile(r"^(?:(?:" + "|".join(sorted({re.escape(h.rstrip(".")) for h in HONORIFICS} | {"miss"}))
-                        + r")\.?\s+)+", re.I)
+# honorifics before a name ("Mr.", "Dr"), matched at its start: the span finder's one list
+# (spans.HONORIFICS); TITLES also the ranks and offices (spans.NAME_TITLES: "Ambassador Mulford")
+_HONORIFIC = re.compile(r"^(?:(?:" + "|".join(sorted({re.escape(h.rstrip(".")) for h in HONORIFICS} | {"miss"},
+                                                     key=len, reverse=True)) + r")\.?\s+)+", re.I)
+TITLES = re.compile(r"^(?:(?:" + "|".join(sorted({re.escape(h.rstrip(".")) for h in HONORIFICS | NAME_TITLES},
+                                                 key=len, reverse=True)) + r")\.?\s+)+", re.I)
 _NAME_STOP = frozenset("the a an of de la le von van der den du di da del della y jr sr ii iii".split())
 HONORIFIC = _HONORIFIC  # honorifics before a name ("Mr.", "Dr"), matched at its start
 

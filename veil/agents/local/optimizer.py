@@ -39,7 +39,7 @@ from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, ar
 from veil.agents.local.p_evaluator import LocalPrivacyEvaluator, rank_tokens
 from veil.agents.local.policy import Policy, SubjectInfo, load_policy
 from veil.agents.local.retrieval import tokenize
-from veil.agents.local.spans import HONORIFICS, Span, deny_spans, find_spans, fold
+from veil.agents.local.spans import NAME_TITLES, Span, deny_spans, find_spans, fold
 from veil.agents.local.units import Constituent, constituents
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
@@ -76,6 +76,7 @@ _ON_PERIOD = re.compile(rf"\b([Oo])n (the (?:early |mid-|late )?{_PERIOD})")  # 
 _EMPTY_RANGE = re.compile(rf"\b(from|between|From|Between) (the (?:early |mid-|late )?{_PERIOD}) (?:to|until|till|and) \2")
 _MALE = re.compile(r"\b(?:he|him|his|himself)\b", re.I)
 _FEMALE = re.compile(r"\b(?:she|her|hers|herself)\b", re.I)
+_SENTENCE_OPEN = re.compile(r"(?:^|[.!?][\"')\]]*\s+|\n\s*)$")
 _FIRST = re.compile(r"\b(?:I|I'm|I've|I'd|my|me)\b")
 DROP_KINDS = ("prepositional phrase", "appositive", "parenthetical", "conjunct", "adverbial phrase",
               "relative clause", "participial clause", "modifier")
@@ -274,10 +275,14 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
 
 def subject_info(text: str, name: str | None, spans: list[Span], label: str | None = None) -> SubjectInfo:
     male, female = len(_MALE.findall(text)), len(_FEMALE.findall(text))
-    # one pronoun is enough when the text has none of the other gender ("He won the championship"
-    # the only one in a chess player's biography); otherwise it must outnumber the other three to one
-    gender = "male" if (male >= 2 and male >= 3 * female) or (male and not female) else \
-        "female" if (female >= 2 and female >= 3 * male) or (female and not male) else None
+    # one pronoun is enough when the text has none of the other gender and it is written as a
+    # pronoun (lower case, or opening a sentence: "He won the championship", the only one in a
+    # chess player's biography; not the title "His Girl Friday"); otherwise it must outnumber the
+    # other three to one
+    def lone(rx: re.Pattern) -> bool:
+        return any(m.group(0).islower() or _SENTENCE_OPEN.search(text[:m.start()]) for m in rx.finditer(text))
+    gender = "male" if (male >= 2 and male >= 3 * female) or (male == 1 and not female and lone(_MALE)) else \
+        "female" if (female >= 2 and female >= 3 * male) or (female == 1 and not male and lone(_FEMALE)) else None
     toks: set[str] = set()
     if name:
         toks = {fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", name) if len(t) > 1}
@@ -427,8 +432,9 @@ def _with_slot(s: Span, doc) -> Span:
     meta = dict(s.meta)
     end = s.end
     prv = doc[toks[0].i - 1] if toks[0].i > 0 else None
-    if prv is not None and prv.text[:1].isupper() and prv.lower_ in HONORIFICS:
-        # "Ambassador Mulford": the title is part of the mention ("Ambassador he" was an output)
+    while prv is not None and prv.text[:1].isupper() and prv.lower_ in NAME_TITLES:
+        # "Ambassador Mulford", "Attorney General Holder": the titles are part of the mention
+        # ("Ambassador he" was an output)
         s = Span(prv.idx, s.end, nlp.text_of(doc)[prv.idx:s.end], s.type, s.score, s.evidence, s.meta)
         prv = doc[prv.i - 1] if prv.i > 0 else None
     if prv is not None and prv.lower_ == "born" and nxt is not None and nxt.text == "," and prv.i > 0 \
@@ -501,7 +507,7 @@ def _not_a_person(s: Span, text: str = "") -> Span | None:
     heads = lexicon()["org_heads"]
     if last in heads:
         return Span(s.start, s.end, s.text, "ORG", s.score, s.evidence + "+org_head", {"ladder": list(heads[last]), "head": last})
-    if last in _POST_HEADS:
+    if last in _POST_HEADS and not s.evidence.startswith("lexicon:first_name"):  # ("Mike Trainer" is a man)
         return Span(s.start, s.end, s.text, "TITLE", s.score, s.evidence + "+post", {"ladder": [f"{article_for(last)} {last}"]})
     if last in _NOT_PERSON_HEADS:
         return Span(s.start, s.end, s.text, "ORG", s.score, s.evidence + "+not_a_person", {"ladder": ["an organization"]})
@@ -527,7 +533,7 @@ def _nicknamed_names(text: str) -> list[Span]:
     return [Span(m.start(), m.end(), m.group(0), "PERSON", 0.8, "shape:nickname", {}) for m in NICKNAMED.finditer(text)]
 
 
-_NAME_TAIL = re.compile(r"(?:\s+[A-Z][^\W\d_][\w'’-]*){1,2}(?=\s*\(|,\s|\s+(?:is|was)\s)")
+_NAME_TAIL = re.compile(r"(?:[ \t]+[A-Z][^\W\d_][\w'’-]*){1,2}(?=[ \t]*\(|,[ \t]|[ \t]+(?:is|was)[ \t])")
 
 
 def _join_name_pieces(spans: list[Span], text: str) -> list[Span]:
@@ -695,14 +701,7 @@ class Plan:
         if rendered == original:
             return True
         bare = self.analysis.bare[si] if si < len(self.analysis.bare) else False
-        if sentence_ok(rendered, self.analysis.has_root[si], balance(original), bare)[0]:
-            return True
-        # a sentence the check already fails as written (a list run into its heading: "played in
-        # Olympiads: \n* In 2000, at fourth board in Istanbul (+3, =7, -3);") may still be edited,
-        # as long as the edit adds no failure of its own (else its years and places stay exact)
-        before = _failures(original, self.analysis.has_root[si], bare)
-        return bool(before) and balance(rendered) == balance(original) and \
-            not Counter(_failures(rendered, self.analysis.has_root[si], bare)) - Counter(before)
+        return sentence_ok(rendered, self.analysis.has_root[si], balance(original), bare)[0]
 
     def covering(self, i: int, choice: dict[int, str] | None = None) -> int | None:
         """A chosen deletion that contains unit i, if any."""
@@ -849,7 +848,8 @@ class LocalOptimizer(Optimizer):
                 continue
             for j in plan.analysis.by_sentence(u.sentence):
                 w = plan.units[j]
-                if w.kind == "parenthetical" and text[u.end:w.start].strip() in ("", ",") and re.search(r"\d", w.text) \
+                if w.kind == "parenthetical" and text[w.start:w.start + 1] == "(" and re.search(r"\d", w.text) \
+                        and text[u.end:w.start].strip() in ("", ",") \
                         and j not in plan.choice:
                     plan.try_choose(j, "", "life dates after the subject's pronoun: the bracket goes")
                     break

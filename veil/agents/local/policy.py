@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from veil.agents.literal import NICKNAME, POSTNOMINALS
-from veil.agents.local.generalize import HONORIFIC, PLACEHOLDERS, GeneralizeContext, candidates
+from veil.agents.local.generalize import HONORIFIC, PLACEHOLDERS, TITLES, GeneralizeContext, candidates
 from veil.agents.local.spans import DATA_DIR, Span, fold, gazetteer, lexicon
 from veil.errors import UserInputError
 
@@ -128,8 +128,7 @@ SLOT_KINDS = {
     ("graduate", "from"): "a school", ("attend", None): "a school", ("study", "at"): "a school",
     ("educate", "at"): "a school", ("enroll", "at"): "a school", ("enrol", "at"): "a school",
     ("enroll", "in"): "a school", ("teach", "at"): "a school", ("matriculate", "at"): "a school",
-    ("play", "for"): "a team", ("sign", "for"): "a team", ("sign", "with"): "a team", ("loan", "to"): "a team",
-    ("captain", None): "a team", ("coach", None): "a team", ("manage", None): "a team", ("ride", "for"): "a team",
+    ("play", "for"): "a team", ("sign", "for"): "a team", ("loan", "to"): "a team", ("ride", "for"): "a team",
     ("race", "for"): "a team", ("player", "for"): "a team", ("coach", "of"): "a team", ("captain", "of"): "a team",
     ("basketball", "for"): "a team", ("football", "for"): "a team", ("baseball", "for"): "a team",
     ("hockey", "for"): "a team", ("soccer", "for"): "a team", ("rugby", "for"): "a team", ("cricket", "for"): "a team",
@@ -140,6 +139,10 @@ def slot_kind(span: Span) -> str | None:
     """The kind :data:`SLOT_KINDS` gives a span of no known kind of its own."""
     gov = span.meta.get("governor")
     return SLOT_KINDS.get(tuple(gov)) if gov else None
+
+
+def _governor(span: Span) -> str:
+    return " ".join(x for x in span.meta.get("governor") or () if x)
 
 
 def kind_noun(span: Span) -> str | None:
@@ -201,10 +204,12 @@ class Generalize(Operator):
             return Decision(None, (), f"counted {kind}: its phrase is removed", drop_unit=True)
         slot = slot_kind(span)
         if slot and (span.type == "ORG" and list(ladder) == ["an organization"]
-                     or span.type == "LOCATION" and slot == "a team" and span.meta.get("kind") == "city"):
-            # "played for San Lorenzo" (a club the gazetteer knows as a city), "graduated from SFAI"
+                     or span.type == "LOCATION" and slot == "a team" and span.meta.get("kind") == "city"
+                     and " " in span.text.strip()):
+            # "played for San Lorenzo" (a club the gazetteer knows as a city; one word such as
+            # "Motown" may be a label or a band), "graduated from SFAI"
             return Decision(slot, ("an organization",) if span.type == "ORG" else (),
-                            f"{kind} after '{' '.join(x for x in span.meta['governor'] if x)}' is {slot}")
+                            f"{kind} after '{_governor(span)}' is {slot}")
         if span.type == "ORG" and list(ladder) == ["an organization"] and role not in _ORG_SLOTS:
             # only the NER's word that it is an organisation ("invented X", "developed X"): no
             # kind phrase is sure to be true, so the phrase goes (or the attacker's plan decides)
@@ -262,16 +267,18 @@ class SubjectInfo:
         Never a mention with digits in it ("minor planet 3148 Grechko")."""
         if not self.name_tokens or re.search(r"\d", span.text):
             return False
-        text = HONORIFIC.sub("", POSTNOMINALS.sub("", re.sub(NICKNAME, " ", span.text)))
+        text = TITLES.sub("", POSTNOMINALS.sub("", re.sub(NICKNAME, " ", span.text)))
         text = re.sub(r"['’]s?$", "", text.strip())  # "Aeschbacher's"
         words = [fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", text)]
         toks = set(words)
         if toks and toks <= self.name_tokens | {"mr", "mrs", "ms", "dr", "jr", "sr"}:
             return True
         first, last = self.first_last
-        if span.start <= 6 and len(words) >= 2 and last and (words[-1] == last or words[-1].startswith(last + "-")):
+        if span.start <= 6 and len(words) >= 2 and last and first and words[0][:1] == first[:1] and (
+                words[-1] == last or words[-1].startswith(last + "-")):
             # the name that opens the text, in a fuller or formal form: "James Umbricht", "Eva
             # Fuka-Engle", "Reinder Albertus Wolters" for "Jim Umbricht", "Eva Fuka", "Rynie Wolters"
+            # (the same initial: "Glen Fishback" opening Kurt Fishback's biography is his father)
             return True
         if len(words) >= 3 and words[0] == first and words[-1] == last:
             return True
@@ -358,8 +365,10 @@ class Person(Operator):
             # "His twin brother, Mark Kelly, is": the apposition goes with its commas (a
             # pseudonym only where it cannot)
             return Decision(pseudo, (), "a person's name in apposition is removed", drop_unit=True)
-        if not subject.is_subject(span) and not confirmed_person(span, ctx) and slot_kind(span) == "a team":
-            return Decision("a team", (), "a name of unknown kind after 'play for' is a team")
+        if not subject.is_subject(span) and not confirmed_person(span, ctx) and slot_kind(span) == "a team" \
+                and " " in span.text.strip():
+            # "plays for Blyth Spartans" (not "played for Ellington": one word may be a bandleader)
+            return Decision("a team", (), f"a name of unknown kind after '{_governor(span)}' is a team")
         if not subject.is_subject(span) and not confirmed_person(span, ctx):
             # maybe a club, a town, a ship: the phrase that holds it goes; the pseudonym only
             # where no phrase can (a direct identifier is never kept)

@@ -655,11 +655,13 @@ _ABBREV = frozenset("mr mrs ms dr st jr sr mt ft gen col lt sgt capt prof rev no
 _CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das y the for and & on upon am zu in".split())
 _LEAD_ADVERBS = frozenset("later today afterwards eventually meanwhile however subsequently then there here also "
                           "nevertheless thereafter currently recently formerly initially finally additionally".split())
-# courtesy titles, and the ranks and offices written before a name ("Ambassador Mulford", "Major
-# Kennedy"): part of the person's mention ("Ambassador he" was an output)
-HONORIFICS = frozenset("""mr mr. mrs mrs. ms ms. dr dr. sir dame prof prof. professor rev rev. lord lady ambassador
-senator governor president general colonel col. captain capt. major lieutenant lt. admiral commander judge bishop
-cardinal chancellor mayor congressman congresswoman""".split())
+HONORIFICS = frozenset("mr mr. mrs mrs. ms ms. dr dr. sir dame prof prof. professor rev rev. lord lady".split())
+# ranks and offices written before a name ("Ambassador Mulford", "Attorney General Eric Holder"):
+# part of the person's mention once the name is found ("Ambassador he" was an output), never
+# evidence that a phrase is a name ("General Electric", "Elizabeth Bishop")
+NAME_TITLES = frozenset("""ambassador senator sen. governor gov. president general gen. colonel col. captain capt. major
+lieutenant lt. admiral commander judge bishop cardinal chancellor mayor congressman congresswoman representative
+rep. attorney vice prime deputy chief rear secretary minister""".split())
 _SENT_END = re.compile(r"[.!?][\"')\]]*\s*$")
 
 
@@ -885,7 +887,9 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
     return [span("PROPER", 0.4, "shape:proper")]
 
 
-_LOWER_PART = re.compile(r"[^\W\d_]-[a-z]{3,}")  # "Thai-kickboxer": no part of a name is lower-case
+# "Thai-kickboxer": a common noun after the hyphen is no part of a name (but "Ban Ki-moon",
+# "Kim Dae-jung", "Chiang Kai-shek" are names: their lower-case parts are syllables, not nouns)
+_LOWER_PART = re.compile(r"[^\W\d_]-[a-z]{2,}(?:er|or|ist|ian|ing|ed|man|men|ess)\b")
 _NAME_CUE = re.compile(r"\s*(?:\(|,\s+(?:an?|the)\s|\s+(?:was|is|has|had|became|played|won|studied|graduated|received|joined|died|served|made|wrote|taught|told|said|met|married|photographed|painted|lived|moved|grew|retired|worked)\b)")
 
 
@@ -927,9 +931,6 @@ def _entity_spans(text: str, doc) -> list[Span]:
     for rnd in range(2):  # pass 1 finds full names, pass 2 resolves their parts ("Fishback")
         spans = []
         for i, j, label in ents:
-            if j - i > 1 and label not in ("GPE", "LOC", "PERSON", "NORP") and not any(
-                    toks[x].text[:1].isupper() or toks[x].text[:1].isdigit() for x in range(i, j)):
-                continue  # "first reserve board" (ORG): an organisation's name has a capital somewhere
             typed = _classify(text, toks, i, j, person_tokens) if any(
                 toks[x].text[:1].isupper() for x in range(i, j)) else []
             if label == "PERSON" and typed and typed[0].type in ("AWARD", "EVENT", "TITLE") and j - i > 1 \
