@@ -342,6 +342,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # a bracket that qualifies the claim stays
     ("Tom Hall is a coach. He was the (interim) head coach of the club. He won and his team won.", "Tom Hall",
      "He is a coach. He was the (interim) head coach"),
+    # "Georgia" is a country and a US state: no region is true of both (it was "from Asia"); "a U.S."
+    ("Phil Landrum was a Democratic U.S. Representative from Georgia. He won and his party won.", "Phil Landrum",
+     "He was a Democratic U.S. Representative. He won"),
     # a world ranking to a band, an unknown place that modifies a noun goes
     ("She held the position of World No. 1 for 20 weeks. The Ballantine workshop made her rackets. She won and "
      "her coach cried.", "X Y", "She held the position of top ten in the world for 20 weeks. The workshop made"),

@@ -43,9 +43,16 @@ def nlp():
         return model
 
 
-# a list item's bullet at the start of a line (also the data's escaped "\\n*")
-_BULLET_MARKS = "*•‣"  # a list item's bullet (a dash too, at a line's start)
+# a list item's bullet at the start of a line, a dash too (also after the data's escaped "\\n")
+_BULLET_MARKS = "*•‣"
 _BULLET = re.compile(rf"(?:\\n|\n)[ \t]*[{_BULLET_MARKS}–-][ \t]+(?=\S)")
+
+
+@lru_cache(maxsize=1)
+def _placeholders() -> re.Pattern:
+    from veil.agents.local.generalize import PLACEHOLDERS  # what the engines write for a direct identifier
+
+    return re.compile("|".join(re.escape(p) for p in set(PLACEHOLDERS.values())))
 
 
 def _boundaries(doc):
@@ -58,7 +65,6 @@ def _boundaries(doc):
       Mkandamizaji\\" Mgaya is' was split after the quote, the surname left on its own);
     - a placeholder veil wrote ("[id]") neither starts nor ends a sentence by itself."""
     from veil.agents.literal import NICKNAMED
-    from veil.agents.local.generalize import PLACEHOLDERS
 
     text = doc.text
     for m in list(_BULLET.finditer(text)) + list(_PARAGRAPH_END.finditer(text)):
@@ -71,7 +77,7 @@ def _boundaries(doc):
             tok.is_sent_start = False
     # a placeholder veil wrote ("sort code [id], account number [id])") starts no sentence unless
     # one ended before it, and ends none
-    for m in re.finditer("|".join(re.escape(p) for p in set(PLACEHOLDERS.values())), text):
+    for m in _placeholders().finditer(text):
         span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
         if span is None:
             continue

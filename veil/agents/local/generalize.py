@@ -48,10 +48,13 @@ PLACEHOLDERS = {"EMAIL": "[email]", "PHONE": "[phone]", "URL": "[url]", "ID": "[
 # ------------------------------------------------------------------------------------------
 # honorifics before a name ("Mr.", "Dr"), matched at its start: the span finder's one list
 # (spans.HONORIFICS); TITLES also the ranks and offices (spans.NAME_TITLES: "Ambassador Mulford")
-_HONORIFIC = re.compile(r"^(?:(?:" + "|".join(sorted({re.escape(h.rstrip(".")) for h in HONORIFICS} | {"miss"},
-                                                     key=len, reverse=True)) + r")\.?\s+)+", re.I)
-TITLES = re.compile(r"^(?:(?:" + "|".join(sorted({re.escape(h.rstrip(".")) for h in HONORIFICS | NAME_TITLES},
-                                                 key=len, reverse=True)) + r")\.?\s+)+", re.I)
+def _words_before_a_name(words: set[str]) -> re.Pattern:
+    alternatives = sorted({re.escape(w.rstrip(".")) for w in words}, key=len, reverse=True)
+    return re.compile(r"^(?:(?:" + "|".join(alternatives) + r")\.?\s+)+", re.I)
+
+
+_HONORIFIC = _words_before_a_name(HONORIFICS | {"miss"})
+TITLES = _words_before_a_name(HONORIFICS | NAME_TITLES)
 _NAME_STOP = frozenset("the a an of de la le von van der den du di da del della y jr sr ii iii".split())
 HONORIFIC = _HONORIFIC  # honorifics before a name ("Mr.", "Dr"), matched at its start
 
@@ -455,6 +458,9 @@ def _location_ladder(span: Span) -> list[str]:
     if kind is None:
         return []  # a place the gazetteer does not know: no truthful rung (its phrase may go)
     g = gazetteer()
+    if kind == "country" and not m.get("region_given") and any(
+            fold(st["name"]) == fold(span.text.removeprefix("the ")) for st in g.state_codes.values()):
+        return []  # "Georgia", the country or the US state: no region is true of both ("from Asia" was an output)
     out: list[str] = []
     cc = m.get("country_code")
     country = g.country_by_code.get(cc, {}).get("name") if cc else None
@@ -592,7 +598,7 @@ def article_for(word: str) -> str:
     lw = w.lower()
     if w[:1].isdigit():
         return "an" if re.match(r"(?:8|11|18)(?!\d)|8\d", w) else "a"
-    if re.match(r"[A-Z]{2,}\b", w):  # acronyms: an MBA, a NATO base
+    if re.match(r"[A-Z]{2,}\b|(?:[A-Z]\.){2,}", w):  # acronyms and initialisms: an MBA, a NATO base, a U.S. senator
         return "an" if w[0] in "AEFHILMNORSX" and not re.match(r"[A-Z][a-z]", w) else "a"
     if lw.startswith(_AN_SILENT_H):
         return "an"

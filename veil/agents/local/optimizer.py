@@ -140,20 +140,12 @@ def sentence_ok(rendered: str, original_has_root: bool, original_balance: tuple[
         return True, ""
     if balance(rendered) != original_balance:
         return False, "unbalanced brackets or quotes"
-    failures = _failures(rendered, original_has_root, original_bare)
-    return (False, failures[0]) if failures else (True, "")
-
-
-@lru_cache(maxsize=100_000)
-def _failures(rendered: str, original_has_root: bool, original_bare: bool) -> tuple[str, ...]:
-    """What the parse check finds wrong in each sentence the parser reads in ``rendered``."""
     doc = nlp.parse(rendered, light=True)
-    out = []
     for sent in doc.sents:
         c = nlp.check_sentence(sent, original_ok=not original_has_root, bare_ok=original_bare)
         if not c.ok:
-            out.append(c.reason)
-    return tuple(out)
+            return False, c.reason
+    return True, ""
 
 
 @lru_cache(maxsize=100_000)
@@ -697,11 +689,10 @@ class Plan:
     def parses(self, si: int, choice: dict[int, str] | None = None) -> bool:
         rendered = self.render_sentence(si, choice)
         a, b = self.analysis.sentences[si]
-        original = self.analysis.text[a:b]
-        if rendered == original:
+        if rendered == self.analysis.text[a:b]:
             return True
-        bare = self.analysis.bare[si] if si < len(self.analysis.bare) else False
-        return sentence_ok(rendered, self.analysis.has_root[si], balance(original), bare)[0]
+        return sentence_ok(rendered, self.analysis.has_root[si], balance(self.analysis.text[a:b]),
+                           self.analysis.bare[si] if si < len(self.analysis.bare) else False)[0]
 
     def covering(self, i: int, choice: dict[int, str] | None = None) -> int | None:
         """A chosen deletion that contains unit i, if any."""

@@ -1047,8 +1047,8 @@ def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
     for idx, s in enumerate(spans):
         if s.start < skip_until:
             continue
-        # "Trophy Club, Texas" read as an award, "Church Point, Louisiana" as a church: after "in", "near" or "from" a name followed by a
-        # state or a country is a place
+        # "Trophy Club, Texas" read as an award, "Church Point, Louisiana" as a church: after "in",
+        # "near" or "from" a name followed by a state or a country is a place
         locative = s.type in ("AWARD", "EVENT", "ORG") and re.search(r"\b(?:in|near|from)\s+$", text[max(0, s.start - 6):s.start])
         own_kind = (s.meta.get("kind") or (place_info(s.text) or {}).get("kind")) if s.type == "LOCATION" else None
         if (s.type in ("LOCATION", "PROPER", "PERSON") or locative) and s.text[:1].isupper() \

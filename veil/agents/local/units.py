@@ -80,6 +80,8 @@ def _char(tok) -> tuple[int, int]:
 
 _RANKING = frozenset("first second third fourth fifth last only sole youngest oldest earliest".split())
 _HEDGES = frozenset("allegedly reportedly unofficial unofficially later stripped disputed claimed unconfirmed".split())
+_NEEDS_ITS_CLAUSE = _RANKING | {"person", "one", "man", "woman"}  # "the oldest person to walk on the Moon"
+_QUALIFIERS = KEEP_MODIFIERS | _HEDGES  # a bracket holding one qualifies the claim: "(interim)", "(allegedly)"
 
 
 def _dependent(tok, sent) -> Constituent | None:
@@ -111,7 +113,7 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # the parse hung a clause with its own subject on the phrase ("as an engineer ... and I cook")
     if dep == "amod" and tok.lower_.split("-")[0] in KEEP_MODIFIERS:
         return None  # "the former head coach" -> "the head coach" is false
-    if dep in ("acl", "relcl", "amod") and tok.head.lower_ in _RANKING | {"person", "one", "man", "woman"}:
+    if dep in ("acl", "relcl", "amod") and tok.head.lower_ in _NEEDS_ITS_CLAUSE:
         return None  # "the fifth and oldest person to walk on the Moon" -> "the person"
     if dep in ("acl", "relcl", "prep") and tok.i > tok.head.i and any(
             c.i < tok.head.i and (c.tag_ in ("JJS", "RBS") or c.lower_ in _RANKING) for c in tok.head.children):
@@ -195,7 +197,7 @@ def _brackets(sent) -> list[Constituent]:
             o = stack.pop()
             inside = sent.doc[o.i + 1:tok.i]
             if not stack and sent.root.i not in range(o.i, tok.i + 1) and 1 < tok.i - o.i <= 13 \
-                    and o.i > sent.start and not any(t.lower_ in KEEP_MODIFIERS | _HEDGES for t in inside):
+                    and o.i > sent.start and not any(t.lower_ in _QUALIFIERS for t in inside):
                 # (never "(interim)", "(acting)", "(allegedly)": the sentence would claim more)
                 out.append(Constituent("parenthetical", (Piece(o.idx, tok.idx + 1),), 0, tok.i - o.i - 1))
     return out
