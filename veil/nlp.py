@@ -75,6 +75,8 @@ def _boundaries(doc):
         span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
         for tok in span[1:] if span is not None else ():
             tok.is_sent_start = False
+        if span is not None and span.end < len(doc) and doc[span.end].text in ("(", ","):
+            doc[span.end].is_sent_start = False  # 'Shepard Jr. (November 18, 1923': the name's bracket
     # a placeholder veil wrote ("sort code [id], account number [id])") starts no sentence unless
     # one ended before it, and ends none
     for m in _placeholders().finditer(text):
@@ -245,6 +247,9 @@ def dangling(sent) -> str:
     toks = [t for t in sent if not t.is_space and not _BULLET_TOKEN.fullmatch(t.text)]
     if not toks:
         return "empty sentence"
+    words = [t for t in toks if not t.is_punct]
+    if len(words) == 1 and words[0].pos_ == "PRON":
+        return "a pronoun alone"  # "She." once a caption's name became a pronoun and its phrases went
     if toks[0].is_punct and toks[0].text not in ('"', "'", "(", "“", "‘", "[", "-", *_BULLET_MARKS):
         return f"starts with {toks[0].text!r}"
     for a, b in zip(toks, toks[1:]):

@@ -72,7 +72,7 @@ POSTNOMINALS = re.compile(r"(?:,?\s+(?:MBE|OBE|CBE|KBE|DBE|GBE|KCB|KCMG|KCVO|CB|
 # (the bracketed form only as a whole written name before its bracket, comma or verb:
 # "Johannes Hendrikus (Hein) Donner (July 6, 1927", never "Real Madrid (Spain) Career")
 NICKNAMED = re.compile(rf"(?<![\w'’])(?:[A-Z][\w'’-]*\.?[ \t]+){{1,4}}{QUOTED_NICKNAME}[ \t]+"
-                       r"(?:[A-Z][\w'’-]+[ \t]+){0,2}[A-Z][\w'’-]+(?:,?[ \t]+(?:Jr|Sr)\.?)?"
+                       r"(?:[A-Z][\w'’-]+[ \t]+){0,2}(?!(?:Jr|Sr)\b)[A-Z][\w'’-]+(?:,?[ \t]+(?:Jr|Sr)\.?)?"
                        r"|(?<![\w'’])(?:[A-Z][\w'’-]*[ \t]+){2,3}\([A-Z][a-z][\w'’-]*\)[ \t]+[A-Z][\w'’-]+"
                        r"(?=[ \t]*[(,]|[ \t]+(?:is|was|were)\b)")
 NAME_GAP = re.compile(rf"\s+(?:(?:[A-Z]\.|[A-Z][^\W\d_][\w'’-]*|{NICKNAME})\s+){{0,3}}")

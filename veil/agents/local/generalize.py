@@ -385,6 +385,8 @@ def _magnitude_words(n: int, noun: bool) -> list[str]:
         return ["several"]
     if n >= 3:
         return ["a few"]
+    if n <= 1:
+        return []  # "scored 1 goal" -> "a couple of goal" is false and ungrammatical; one says little
     return ["a couple of" if noun else "a couple"]
 
 
@@ -586,7 +588,9 @@ def _clean(original: str, ladder: list[str]) -> list[str]:
 _DET = re.compile(r"(?<![\w'])(a|an|the|A|An|The|AN|THE)(\s+)$")
 _LEADING_DET = re.compile(r"^(?:a|an|the)\s", re.I)
 _POSSESSIVE = re.compile(r"(?<![\w'])(?:his|her|their|its|my|our|your|\w+'s|\w+’s)\s+$", re.I)
-_SENT_BOUNDARY = re.compile(r"(?:^|[.!?][\"')\]]*\s+|\n\s*)$")
+# (not the period of "Jr.", "St." or an initial: 'Shepard Jr. (1923–1998) was' is one sentence)
+_SENT_BOUNDARY = re.compile(r"(?:^|(?<!\bJr)(?<!\bSr)(?<!\bDr)(?<!\bSt)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bNo)(?<!\bCo)"
+                            r"(?<!\bInc)(?<!\bLtd)(?<!\b[A-Z])[.!?][\"')\]]*\s+|\n\s*)$")
 _AN_EXCEPTIONS = ("uni", "use", "usu", "eu", "one", "once", "ubiq", "ura", "uro", "ute")
 _AN_SILENT_H = ("hour", "honest", "honor", "honour", "heir")
 

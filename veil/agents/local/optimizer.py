@@ -37,7 +37,7 @@ from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult
 from veil.agents.literal import NAME_GAP, NICKNAME, NICKNAMED, POSTNOMINALS
 from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, article_for, role_noun
 from veil.agents.local.p_evaluator import LocalPrivacyEvaluator, rank_tokens
-from veil.agents.local.policy import Policy, SubjectInfo, load_policy
+from veil.agents.local.policy import NAME_KIND_HEADS, Policy, SubjectInfo, _plural, load_policy
 from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import NAME_TITLES, Span, deny_spans, find_spans, fold
 from veil.agents.local.units import Constituent, constituents
@@ -56,12 +56,6 @@ _SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+)?)((?:, \1 \2\b)*,? and
 _COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}
 
 
-def _plural(noun: str) -> str:
-    if re.search(r"[^aeiou]y$", noun):
-        return noun[:-1] + "ies"
-    return noun + ("es" if re.search(r"(?:s|x|z|ch|sh)$", noun) else "s")
-
-
 def _same_kind_list(m: re.Match) -> str:
     n = 1 + m.group(3).count(",") + (0 if ", and" in m.group(3) else 1)
     joined = f"{_COUNT.get(n, 'several')} {_plural(m.group(2))}"
@@ -69,7 +63,7 @@ def _same_kind_list(m: re.Match) -> str:
 
 
 # "In the 2000s and the 2000s" (2008 and 2009): one period
-_SAME_PERIOD = re.compile(rf"\b(the (?:early |mid-|late )?{_PERIOD})((?:, \1)*,? and \1)\b")
+_SAME_PERIOD = re.compile(rf"\b((?:in )?the (?:early |mid-|late )?{_PERIOD})((?:, \1)*(?:,? and|,)? \1)\b")
 _LATE_THE = re.compile(rf"\b(early|mid|late)[- ]the ({_PERIOD})")  # "in late the 2000s" -> "in the late 2000s"
 _ON_PERIOD = re.compile(rf"\b([Oo])n (the (?:early |mid-|late )?{_PERIOD})")  # "On the 2010s" -> "In the 2010s"
 # "from the 1850s to the 1850s" -> "in the 1850s": a range whose ends generalized to one period
@@ -224,6 +218,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     spans += list(deny_spans(text, deny))
     spans += _nicknamed_names(text) if english else []
     spans = _resolve(_join_name_pieces([_close_bracket(s, text) for s in spans], text))
+    spans = _whole_names(spans, doc) if english else spans
     subject = subject_info(text, task.name, spans, task.label)
     units: list[Unit] = []
     for s in spans:
@@ -336,6 +331,8 @@ def role_of(s: Span, doc) -> str | None:
         return "modifier"  # (a person's name before a proper noun is more of the name: "Jesús Rosendo Prado")
     if head.dep_ == "poss" or (toks[-1].i + 1 < len(doc) and doc[toks[-1].i + 1].tag_ == "POS"):
         return "possessive"
+    if s.type == "LOCATION" and prev is not None and prev.lower_ in ("born", "died"):
+        return "born_place"  # "(born New York City)": a place without its preposition -> "(born in the United States)"
     if s.type in ("DATE", "DOB", "YEAR") and prev is not None and prev.lower_ in ("born", "died", "b.", "d."):
         return None  # "born 6 July 1973": a time adverbial whatever the parse says ("born in the 1970s")
     if prev is not None and prev.dep_ in ("nummod", "quantmod") and prev.head.i >= first.i:
@@ -382,6 +379,15 @@ def _with_modifier_tail(s: Span, doc) -> Span:
     head, toks = _span_head(s, doc)
     if head is None:
         return s
+    text = nlp.text_of(doc)
+    k = toks[0].i
+    if doc[k].text == "-" and k >= 1 and not doc[k - 1].whitespace_ and doc[k - 1].is_alpha:
+        k -= 1  # the NER's "-Ireland" of "all-Ireland"
+    while k >= 2 and doc[k - 1].text == "-" and not doc[k - 1].whitespace_ and not doc[k - 2].whitespace_ \
+            and doc[k - 2].is_alpha:
+        k -= 2  # the rest of a hyphenated modifier: "their all-Ireland influence" -> "their influence"
+    if k != toks[0].i:
+        s = Span(doc[k].idx, s.end, text[doc[k].idx:s.end], s.type, s.score, s.evidence, s.meta)
     noun = head.head
     j = toks[-1].i + 1
     while j < noun.i and doc[j].pos_ in ("PROPN", "NUM") and len(doc[j].text) > 1 and doc[j].text[:1].isupper() \
@@ -390,7 +396,7 @@ def _with_modifier_tail(s: Span, doc) -> Span:
     if j == toks[-1].i + 1:
         return s
     end = doc[j - 1].idx + len(doc[j - 1].text)
-    return Span(s.start, end, nlp.text_of(doc)[s.start:end], s.type, s.score, s.evidence, s.meta)
+    return Span(s.start, end, text[s.start:end], s.type, s.score, s.evidence, s.meta)
 
 
 def _with_slot(s: Span, doc) -> Span:
@@ -403,6 +409,13 @@ def _with_slot(s: Span, doc) -> Span:
     if role is not None:
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role": role})
     head, toks = _span_head(s, doc)
+    if role == "counted" and toks:
+        prev = doc[toks[0].i - 1] if toks[0].i > 0 else None
+        many = prev is None or prev.lower_ not in ("one", "1", "a", "an", "single", "another")
+        s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "many": many})
+    if role == "appositive" and head is not None and head.head.pos_ == "NOUN":
+        # "the capital city, Bratislava": whatever replaces it is said to be that city
+        s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "names_a_noun": True})
     if head is not None and s.type in ("ORG", "LOCATION", "PROPER", "PERSON"):
         # the verb that governs it ("graduated from X", "played for X"): what X must be (policy.SLOT_KINDS)
         prep = head.head if head.dep_ == "pobj" else None
@@ -410,7 +423,9 @@ def _with_slot(s: Span, doc) -> Span:
         if verb is not None and (verb.pos_ == "VERB" or (verb.pos_ == "NOUN" and prep is not None)):
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence,
                      {**s.meta, "governor": (verb.lemma_.lower(), prep.lower_ if prep is not None else None)})
-    if head is not None and any(c.dep_ in ("det", "poss") and c.i < toks[0].i - 1 for c in head.children):
+    noun = head.head if head is not None and head.dep_ in ("compound", "amod", "nmod") and head.head.i > toks[-1].i \
+        else head  # "the inaugural Formula One World Championship race": the determiner is the race's
+    if noun is not None and any(c.dep_ in ("det", "poss") and c.i < toks[0].i - 1 for c in noun.children):
         # "the prestigious X Medal": the phrase keeps its own determiner, the rung brings none
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "determined": True})
     if s.type != "PERSON":
@@ -443,11 +458,13 @@ def _with_slot(s: Span, doc) -> Span:
         end = nxt.idx + len(nxt.text)
     elif role in ("counted", "modifier"):
         pass  # "minor planet 3148 Grechko": part of another name, no pronoun fits
+    elif head.dep_ in ("nsubj", "nsubjpass") and prv is not None and prv.pos_ == "ADP":
+        meta["slot"] = "object"  # "with Johnson not factoring in the decision" -> "with him", never "with he"
     elif head.dep_ in ("nsubj", "nsubjpass") and not any(t.dep_ == "appos" and not _bracketed(t) for t in head.children):
         meta["slot"] = "subject"  # "Brugnon (1895 - 1978) was": the bracketed dates do not block "He"
     elif head.dep_ in ("dobj", "pobj", "dative", "iobj") and not any(t.dep_ in ("appos", "compound") for t in head.children):
         meta["slot"] = "object"
-    elif toks[0].is_sent_start and nxt is not None and (
+    elif toks[0].is_sent_start and nxt is not None and nlp.has_verbal_root(toks[0].sent) and (
             (nxt.pos_ in ("VERB", "AUX") and nxt.tag_ in ("VBD", "VBZ", "VBP", "MD")) or nxt.text in ("(", ",")):
         # "Long represented the district", "Lange, Jr. (born 1967) is": the parse read the name
         # as an adverb or an apposition; a name that opens a sentence before its finite verb, its
@@ -470,6 +487,9 @@ _DETERMINER_BEFORE = re.compile(r"(?:^|\s)(?:the|a|an)\s+(?:\d{4}\s+)?$", re.I) 
 _COUNTRY_AFTER = re.compile(r",\s*([A-Z][^\W\d_]+(?:\s[A-Z][^\W\d_]+)?)")
 
 
+_FORMULA = re.compile(r"Formula (?:One|Two|Three|1|2|3|E|Ford)\b")
+
+
 def _not_a_person(s: Span, text: str = "") -> Span | None:
     """A "person" the NER found whose last word names a place, an organisation or a post ("Triple
     Creek Ranch", "Defensive Co-ordinator", "Freier TuS Regensburg" stays: nothing says): an
@@ -480,6 +500,10 @@ def _not_a_person(s: Span, text: str = "") -> Span | None:
         return s
     if not any(c.isupper() for c in s.text):
         return None  # "i tell ya", "my rubber ducky": a name is written with a capital
+    m = _FORMULA.match(text, s.start)
+    if m and m.end() >= s.end:  # the NER's person "Formula" of "a former Formula One driver"
+        return Span(s.start, m.end(), m.group(0), "EVENT", 0.85, "lexicon:event",
+                    {"ladder": ["a motor racing series", "a racing series"]})
     if "," in s.text and not re.search(r",\s*(?:Jr|Sr)\b", s.text):
         # "Porreres, Majorca" (a PERSON to the NER): no name has a comma inside; a place
         return Span(s.start, s.end, s.text, s.type, s.score, s.evidence + "+not_a_name", {**s.meta, "not_a_name": True})
@@ -596,10 +620,80 @@ def _bracketed(tok) -> bool:
     return j < sent.end and doc[j].text in (")", "]")
 
 
+_NAME_CONNECTORS = frozenset("of & for de the".split())
+_ABBREVIATION = re.compile(r"[A-Z][a-z]{0,2}\.")  # "St.", "Mt."
+
+
+def _namey(tok) -> bool:
+    return (tok.text[:1].isupper() and (tok.is_alpha or bool(_ABBREVIATION.fullmatch(tok.text)))) \
+        or (tok.like_num and len(tok.text) == 4 and tok.text.isdigit())
+
+
+def _whole_names(spans: list[Span], doc) -> list[Span]:
+    """A name the NER cut into pieces ("the Spirit | of | St. Louis Medal", "the Lee Strasberg
+    Theatre | and | Film Institute", "the 1950 British Grand | Prix") is one name when its last
+    word says what it is: its pieces, replaced one by one, left "the Spirit of a medal", "the and
+    institute" and "the Prix". The whole run of capitalised words (joined by "of", "and", "&")
+    becomes one span of that kind."""
+    from veil.agents.local.spans import _org_ladder, lexicon
+
+    org_heads = lexicon()["org_heads"]
+    out = list(spans)
+    text = nlp.text_of(doc)
+    for s in spans:
+        if s.type not in ("ORG", "EVENT", "AWARD", "PROPER", "YEAR", "NATIONALITY", "LOCATION", "PERSON"):
+            continue
+        span = doc.char_span(s.start, s.end, alignment_mode="expand")
+        if span is None:
+            continue
+        sent = span[0].sent
+        i, j = span.start, span.end  # token range [i, j)
+        while True:
+            if j < sent.end and _namey(doc[j]) and not doc[j].is_sent_start:
+                j += 1
+            elif j + 1 < sent.end and doc[j].lower_ in _NAME_CONNECTORS and _namey(doc[j + 1]) and j > i:
+                j += 2
+            elif j + 1 < sent.end and doc[j].lower_ in ("and", "&") and _namey(doc[j + 1]) and j > i \
+                    and doc[j - 1].dep_ in ("compound", "nmod") and doc[j - 1].head.i > j:
+                j += 2  # "the [Lee Strasberg Theatre and Film] Institute": the parse says one name ("San
+                # Lorenzo and Racing Club" are two)
+            else:
+                break
+        while i > sent.start and _namey(doc[i - 1]) and not doc[i].is_sent_start:
+            i -= 1
+        last = doc[j - 1].lower_
+        if (i, j) == (span.start, span.end) or j - i > 10 or doc[i].like_num and not any(_namey(t) for t in doc[i + 1:j]):
+            continue
+        words = [t.text for t in doc[i:j] if not t.like_num]
+        if last in org_heads:
+            org = _org_ladder(words, text[doc[i].idx:doc[j - 1].idx + len(doc[j - 1].text)])
+            if org is None:
+                continue
+            typ, meta, ev = "ORG", {"ladder": org[0], "head": org[1]}, f"head:{org[1]}"
+        elif last in NAME_KIND_HEADS:
+            typ, meta, ev = "EVENT", {"ladder": list(NAME_KIND_HEADS[last])}, f"head:{last}"
+        else:
+            continue
+        a, b = doc[i].idx, doc[j - 1].idx + len(doc[j - 1].text)
+        if not any(x.start < b and a < x.end and (x.start, x.end) != (a, b) for x in out):
+            continue
+        if any(x.type == "PERSON" and x.start < b and a < x.end and x.evidence in ("ground-truth name", "coref:surname")
+               for x in out):
+            continue  # the subject's own name is never swallowed into a venue's
+        out = [x for x in out if not (x.start < b and a < x.end)]
+        out.append(Span(a, b, text[a:b], typ, 0.8, ev, meta))
+    return sorted(out, key=lambda x: x.start)
+
+
 def _resolve(spans: list[Span]) -> list[Span]:
     from veil.agents.local.spans import resolve_overlaps
 
     return resolve_overlaps(spans)
+
+
+_HATNOTE = re.compile(r"\(disambiguation\)", re.I)
+_EMPTY_ITEM = re.compile(r"(?:\\n|\n)[ \t]*[*•‣][ \t]*(?=\\n|\n|$)")
+_BARE_HEADING = re.compile(r"(?:(?<=[.!?])|^)[ \t]*[^.!?\n\\]{1,60}:[ \t]*(?:\\n|\n|\s)*$")
 
 
 @dataclass
@@ -638,7 +732,11 @@ class Plan:
                 for p in u.constituent.pieces:
                     reps.append((p.end - p.start, Span(p.start - a, p.end - a, "", "UNIT"), p.replacement))
             else:
-                reps.append((u.end - u.start, Span(u.start - a, u.end - a, u.text, u.span.type if u.span else "SPAN"), r))
+                text, end = self.analysis.text, u.end
+                if r and not r.endswith("s") and text[end:end + 1] in ("'", "’") and not text[end + 1:end + 2].isalnum():
+                    # a plural's possessive on a singular: "the Blue Jays' system" -> "a baseball team's system"
+                    r, end = f"{r}{text[end]}s", end + 1
+                reps.append((end - u.start, Span(u.start - a, end - a, u.text, u.span.type if u.span else "SPAN"), r))
         if not reps:
             return self.analysis.text[a:b]
         # two deletions that share a character (", ID 83709," and ", and my phone number is ...")
@@ -674,6 +772,10 @@ class Plan:
         joined = "".join(out)
         # the sentence splitter may cut "1995 | she was ranked": the fronted date across the cut
         joined = _fronted_period(joined)
+        # a list item whose words all went leaves its bullet; a heading whose items all went
+        # ("Works include:") introduces nothing
+        joined = _EMPTY_ITEM.sub("", joined)
+        joined = _BARE_HEADING.sub("", joined)
         return re.sub(r"[ \t]+\n", "\n", re.sub(r"(?<=\S)[ \t]{2,}", " ", joined)).strip() if joined.strip() else ""
 
     def sentence_tokens(self, si: int, choice: dict[int, str] | None = None) -> Counter:
@@ -822,6 +924,13 @@ class LocalOptimizer(Optimizer):
             for i in idxs:
                 self._base_edit(plan, i)
         self._drop_life_dates(plan)
+        for j, u in enumerate(plan.units):
+            if u.kind == "sentence" and _HATNOTE.search(u.text):
+                # an encyclopedia's "(For other uses, see X (disambiguation).)": no part of the
+                # text, and it names the person twice
+                plan.choice[j] = ""
+                plan.order.append(j)
+                plan.reasons[j] = "a disambiguation note goes whole"
         plan.floor = dict(plan.choice)
         return plan
 

@@ -171,6 +171,20 @@ def kind_noun(span: Span) -> str | None:
     return None
 
 
+# what a name that ends in one of these words is, where no organisation head says it
+NAME_KIND_HEADS = {
+    "medal": ["a medal", "an award"], "award": ["an award"], "awards": ["an award"], "prize": ["a prize", "an award"],
+    "trophy": ["a trophy", "an award"], "prix": ["a race", "a competition"], "race": ["a race", "a competition"],
+    "cup": ["a cup competition", "a competition"], "championship": ["a championship", "a competition"],
+    "championships": ["a championship", "a competition"], "open": ["a tournament", "a competition"],
+    "festival": ["a festival", "an event"], "marathon": ["a marathon", "a race"],
+}
+def _plural(noun: str) -> str:
+    if re.search(r"[^aeiou]y$", noun):
+        return noun[:-1] + "ies"
+    return noun + ("es" if re.search(r"(?:s|x|z|ch|sh)$", noun) else "s")
+
+
 class Generalize(Operator):
     """A rung of the span's truthful ladder at the policy's level, *that fits the span's slot*
     (``span.meta["role"]``, from the parse): a modifier of a noun is removed ("an Orlan space
@@ -201,7 +215,14 @@ class Generalize(Operator):
             # would be false whatever the NER meant, so the phrase goes or the span stays
             return Decision(None, (), f"{kind} as a complement: no kind phrase is true there", drop_unit=True)
         if role == "counted" and span.type not in ("NUMBER", "MONEY", "AGE") + _DATE_TYPES:
-            return Decision(None, (), f"counted {kind}: its phrase is removed", drop_unit=True)
+            # "nine World Championship Formula One Grands Prix": its phrase goes, or else the
+            # kind takes the count ("nine races")
+            last = re.sub(r"\W", "", span.text.split()[-1].lower()) if span.text.split() else ""
+            rung = NAME_KIND_HEADS[last][0] if last in NAME_KIND_HEADS else rung
+            noun = re.sub(r"^(?:an?|the)\s+", "", rung or "") if rung and re.match(r"(?:an?|the)\s", rung) else None
+            if noun and span.meta.get("many") and not noun.endswith(("s", "series")):
+                noun = re.sub(r"(\w+)$", lambda m: _plural(m.group(1)), noun)
+            return Decision(noun, (), f"counted {kind}: its phrase is removed", drop_unit=True)
         slot = slot_kind(span)
         if slot and (span.type == "ORG" and list(ladder) == ["an organization"]
                      or span.type == "LOCATION" and slot == "a team" and span.meta.get("kind") == "city"
@@ -214,7 +235,11 @@ class Generalize(Operator):
             # only the NER's word that it is an organisation ("invented X", "developed X"): no
             # kind phrase is sure to be true, so the phrase goes (or the attacker's plan decides)
             return Decision(None, (), f"{kind} of unknown kind as a subject or object", drop_unit=True)
-        needs_kind = (span.type == "LOCATION" and role is not None and role not in ("locative", "appositive")) or \
+        if span.type in ("LOCATION", "ORG", "EVENT", "AWARD", "WORK", "PROPER") and span.meta.get("names_a_noun"):
+            # "the Slovak capital city, Bratislava" -> "..., Slovakia" would call the country a city;
+            # "the inaugural race, the 1950 British Grand Prix" -> "..., a race" says nothing
+            return Decision(None, (), f"{kind} naming the noun before it: the appositive goes", drop_unit=True)
+        needs_kind = (span.type == "LOCATION" and role is not None and role not in ("locative", "appositive", "born_place")) or \
             (span.type in _DATE_TYPES and role in ("argument", "attribute"))
         if needs_kind:
             # a containing region or a decade would say something else here ("led Europe",
@@ -228,6 +253,9 @@ class Generalize(Operator):
                             drop_unit=bool(role and role.startswith("pobj:")))
         if rung is None:
             return Decision(None, tuple(above), f"{kind} is already as general as the policy asks")
+        if role == "born_place":
+            return Decision(f"in {rung}", tuple(f"in {a}" for a in above),
+                            f"{kind} generalized to {rule.get('level', 'its kind')} by the policy")
         if span.type in ("DATE", "YEAR", "DECADE") and role in ("adverbial", "appositive") and rung.lower().startswith("the "):
             # "1995 she was ranked", "died in Albuquerque, August 9, 1904": "in the 1990s"
             return Decision(f"in {rung[0].lower()}{rung[1:]}", tuple(f"in {a}" if a.startswith("the ") else a for a in above),

@@ -389,6 +389,8 @@ _NUMBER_WORDS = {
     "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
     "eighty": 80, "ninety": 90,
 }
+_WEIGHT_BEFORE = re.compile(r"\b(?:weigh\w*|heav\w+|gained|lifted)\b[^.;]*$", re.I)
+_KG_AFTER = re.compile(r"\s*\(\s*\d[\d.,]*\s*(?:kg|kilo)", re.I)
 _UNIT_WORDS = frozenset("years year percent per km kilometres kilometers meters metres ft feet miles mph kg pounds lb "
                         "seconds minutes hours days weeks months cm mm inches am pm".split())
 
@@ -505,6 +507,9 @@ def _regex_spans(text: str) -> list[Span]:
         mult = (m.group("mult") or m.group("mult2") or "").lower()
         v *= {"million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "thousand": 1e3, "k": 1e3}.get(mult, 1)
         cur = m.group("cur") or m.group("cur2") or "$"
+        if cur.lower() == "pounds" and (_WEIGHT_BEFORE.search(text[max(0, m.start() - 40):m.start()])
+                                        or _KG_AFTER.match(text, m.end())):
+            continue  # "weighed 180 pounds (82 kg)": a weight, not a sum of money
         unit = {"$": "dollars", "us$": "dollars", "£": "pounds", "€": "euros", "¥": "yen"}.get(cur.lower(), cur.lower())
         add(Span(m.start(), m.end(), m.group(0), "MONEY", 0.9, "regex:money", {"amount": v, "currency": unit}))
     for m in RE_QUAL_NUM.finditer(text):
@@ -808,6 +813,9 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
         info = None
     if info is not None and nwords == 1 and low[0] in person_tokens and prev_word not in lex["preps"]:
         info = None
+    if info is not None and info["kind"] == "city" and nwords == 1 and low[0] in lex["first_names"] \
+            and prev_word in lex["gendered"] and lex["gendered"][prev_word][0]:
+        info = None  # "a son, Martin, born 1985": a child's name, not the Slovak town
     if info is not None and info["kind"] == "city" and nwords == 1 and folded in lex["nationality_folded"]:
         info = None  # "a Thai kickboxer": the adjective, not a town the gazetteer spells alike
     if info is not None:
@@ -952,6 +960,13 @@ def _entity_spans(text: str, doc) -> list[Span]:
                                                    and typed[0].evidence.startswith("shape"))):
                 kind, ladder = _LABEL_FALLBACK[label]
                 info = place_info(text[toks[i].start:toks[j - 1].end]) if kind == "LOCATION" else None
+                if info and j - i == 1 and toks[i].text.lower() in lexicon()["place_ambiguous_set"]:
+                    prev = re.search(r"([A-Za-z]+)\W*$", text[max(0, toks[i].start - 25):toks[i].start])
+                    if not prev or prev.group(1).lower() not in lexicon()["preps"]:
+                        # "World and Olympic points race champion": no town in Hong Kong
+                        spans.append(Span(toks[i].start, toks[j - 1].end, toks[i].text, "PROPER", 0.5,
+                                          f"spacy:{label}+ambiguous", {}))
+                        continue
                 if info and info.get("kind") == "city" and _THE_BEFORE.search(text, max(0, toks[i].start - 5), toks[i].start):
                     # "The Leduc was a ramjet": not the city of Leduc; a name of unknown kind
                     spans.append(Span(toks[i].start, toks[j - 1].end, text[toks[i].start:toks[j - 1].end], "PROPER",

@@ -41,12 +41,13 @@ _COMPLEMENTS = frozenset({"prep", "dobj", "advmod", "npadvmod", "attr", "prt", "
 KEEP_MODIFIERS = frozenset("""former ex late backup interim acting honorary assistant deputy vice co associate
 alleged would unsuccessful failed minor junior senior retired emeritus female male non first second third
 fourth fifth sixth seventh eighth ninth tenth last only""".split())
+QUANTIFIERS = frozenset("several many few numerous various countless multiple much little more most fewer".split())
 # verbs whose "to"/"into" phrase is their complement, not an adjunct
 DIRECTED_VERBS = frozenset("""go come move return travel emigrate immigrate relocate name appoint elect promote
 transfer send bring lead return marry belong contribute switch convert turn""".split())
 # verbs that do not stand without their prepositional complement
-NEEDS_COMPLEMENT = frozenset("get got gets getting put puts putting place placed lead leads led bring brought send sent "
-                             "born consist consists consisted belong belongs belonged".split())
+NEEDS_COMPLEMENT = frozenset("""get put place lead bring send consist belong branch rely depend refer result
+specialize specialise designate know regard describe""".split())  # lemmas ("He started as a comedian, but branched." was an output)
 
 
 @dataclass(frozen=True)
@@ -106,11 +107,16 @@ def _dependent(tok, sent) -> Constituent | None:
         # a verb's only complement: "He graduated from the Institute" -> "He graduated.",
         # "Born in El Paso, he" -> "Born he", "get to the final" -> "get": the verb says nothing without it
         return None
+    if dep == "prep" and tok.head.pos_ == "VERB" and tok.head.lemma_.lower() in NEEDS_COMPLEMENT and tok.i > tok.head.i \
+            and not any(c.dep_ in ("dobj", "prt") for c in tok.head.children):
+        return None
     if dep == "prep" and tok.lower_ in ("to", "into", "onto", "toward", "towards") and tok.head.pos_ == "VERB" \
             and tok.head.lemma_ in DIRECTED_VERBS:
         return None  # "first went to Italy in 1936" -> "first went in the 1930s": where is part of the fact
     if dep in ("prep", "agent") and any(t.dep_ in ("nsubj", "nsubjpass", "expl") for t in tok.subtree):
         return None  # the parse hung a clause with its own subject on the phrase ("as an engineer ... and I cook")
+    if dep == "amod" and tok.lower_ in QUANTIFIERS:
+        return None  # "one of several players" -> "one of players": a quantifier is the noun's determiner
     if dep == "amod" and tok.lower_.split("-")[0] in KEEP_MODIFIERS:
         return None  # "the former head coach" -> "the head coach" is false
     if dep in ("acl", "relcl", "amod") and tok.head.lower_ in _NEEDS_ITS_CLAUSE:
@@ -127,6 +133,9 @@ def _dependent(tok, sent) -> Constituent | None:
             sum(t.text in ("(", "[") for t in doc[left.i:right.i + 1]) < sum(t.text in (")", "]") for t in doc[left.i:right.i + 1]):
         right = doc[right.i - 1]
     start, end = _char(left)[0], _char(right)[1]
+    if dep == "amod" and ((right.i + 1 < len(doc) and doc[right.i + 1].text in ("-", "–", "/"))
+                          or (left.i > 0 and doc[left.i - 1].text in ("-", "–", "/"))):
+        return None  # one half of "Greek - German" ("a professional - German footballer" was an output)
     if doc.text[start - 1:start] == "-" or doc.text[end:end + 1] == "-":
         return None  # inside a hyphenated compound: "editor-in-chief" -> "editor-", "pound-for-pound" -> "pound-"
     pieces: list[Piece] = []
@@ -135,6 +144,9 @@ def _dependent(tok, sent) -> Constituent | None:
     after = doc[right.i + 1] if right.i + 1 < sent.end else None
     if dep in ("relcl", "acl", "advcl", "appos") and after is not None and after.pos_ in ("NOUN", "PROPN", "NUM", "ADJ"):
         return None  # the parse cut the clause short ("who won 10 Grand Slam | doubles titles")
+    if dep in ("prep", "agent") and after is not None and after.head.pos_ in ("NOUN", "PROPN", "NUM") \
+            and after.head.i > right.i and (after.pos_ in ("NOUN", "PROPN", "NUM") or after.dep_ == "nsubj"):
+        return None  # the parse cut the phrase short ("amongst all active NCAA Division | I players": "second I players")
     if dep == "conj":
         # a conjunct without the conjuncts chained after it ("German" in "French, German and
         # Italian" holds "and Italian" in the parse)
