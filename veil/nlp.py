@@ -265,6 +265,9 @@ def dangling(sent) -> str:
             return f"{a.text!r} before {b.text!r}"
         if a.is_punct and b.is_punct and a.text in ",;:" and b.text in ",.;:":
             return f"{a.text!r} before {b.text!r}"
+        if a.lower_ in ("he", "she", "they", "we", "i") and a.pos_ == "PRON" and b.pos_ in ("NOUN", "PROPN") \
+                and not _label_letter(b):
+            return f"{a.text!r} before {b.text!r}"  # "He inventor, was born" once a name's bracket went
         if a.text == "(" and b.text == ")":
             return "empty parentheses"
         if a.text == "(" and b.pos_ in ("VERB", "AUX") and b.i + 1 < len(b.doc) and b.nbor().text == ")":

@@ -59,6 +59,10 @@ def generalization_vocabulary() -> frozenset[str]:
     for key in ("org_heads", "org_modifiers", "acronyms", "team_nicknames", "awards", "events", "titles",
                 "continent_adjectives", "gendered"):
         walk(lex.get(key))
+    from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS
+
+    walk(NAME_KIND_HEADS)
+    walk(FORMULA_LADDER)
     g = gazetteer()
     for c in g.country_by_code.values():
         words.extend(re.findall(r"[^\W_]+", c.get("name", "")))

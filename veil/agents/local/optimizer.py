@@ -37,7 +37,7 @@ from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult
 from veil.agents.literal import NAME_GAP, NICKNAME, NICKNAMED, POSTNOMINALS
 from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, article_for, role_noun
 from veil.agents.local.p_evaluator import LocalPrivacyEvaluator, rank_tokens
-from veil.agents.local.policy import NAME_KIND_HEADS, Policy, SubjectInfo, _plural, load_policy
+from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, _plural, load_policy
 from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import NAME_TITLES, Span, deny_spans, find_spans, fold
 from veil.agents.local.units import Constituent, constituents
@@ -50,7 +50,7 @@ _DOUBLE_PUNCT = re.compile(r"([,;:])\s*([,.;:!?])")
 _OPEN_PAREN_SPACE = re.compile(r"\(\s+")
 _PERIOD = r"(?:\d{3}0s|\d{1,2}(?:st|nd|rd|th) century)"
 # "(the 1890s – the 1970s)" -> "(1890s–1970s)": a range in brackets takes no articles
-_BRACKET_RANGE = re.compile(rf"\((?:in )?(?:the )?(early |mid-|late )?({_PERIOD}(?:(?: in|,) [^()–]+?)?)\s*[–-]\s*(?:in )?(?:the )?(early |mid-|late )?({_PERIOD}(?:(?: in|,) [^()–]+?)?)\)")
+_BRACKET_RANGE = re.compile(rf"\((?:in )?(?:the )?(early |mid-|late )?({_PERIOD}(?:(?: in|,) [^()–]+?)?)\s*(?:[–-]|to)\s*(?:in )?(?:the )?(early |mid-|late )?({_PERIOD}(?:(?: in|,) [^()–]+?)?)\)")
 # "an organization, an organization and an organization": "three organizations"
 _SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+)?)((?:, \1 \2\b)*,? and \1 \2)\b")
 _COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}
@@ -64,6 +64,8 @@ def _same_kind_list(m: re.Match) -> str:
 
 # "In the 2000s and the 2000s" (2008 and 2009): one period
 _SAME_PERIOD = re.compile(rf"\b((?:in )?the (?:early |mid-|late )?{_PERIOD})((?:, \1)*(?:,? and|,)? \1)\b")
+# "in Idaho, Idaho" once "Boise, Ada, Idaho" generalized town and county to their state
+_SAME_PLACE = re.compile(r"\b([A-Z][\w.]*(?: [A-Z][\w.]*){0,2})(?:, \1\b)+")
 _LATE_THE = re.compile(rf"\b(early|mid|late)[- ]the ({_PERIOD})")  # "in late the 2000s" -> "in the late 2000s"
 _ON_PERIOD = re.compile(rf"\b([Oo])n (the (?:early |mid-|late )?{_PERIOD})")  # "On the 2010s" -> "In the 2010s"
 # "from the 1850s to the 1850s" -> "in the 1850s": a range whose ends generalized to one period
@@ -101,6 +103,7 @@ def tidy(sentence: str) -> str:
     s = _WS.sub(" ", sentence)
     s = _BRACKET_RANGE.sub(lambda m: f"({m.group(1) or ''}{m.group(2)}–{m.group(3) or ''}{m.group(4)})", s)
     s = _SAME_PERIOD.sub(r"\1", s)
+    s = _SAME_PLACE.sub(r"\1", s)
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _EMPTY_RANGE.sub(lambda m: ("In " if m.group(1)[0].isupper() else "in ") + m.group(2), s)
     s = _LATE_THE.sub(lambda m: f"the {m.group(1)}{'-' if m.group(1) == 'mid' else ' '}{m.group(2)}", s)
@@ -503,7 +506,7 @@ def _not_a_person(s: Span, text: str = "") -> Span | None:
     m = _FORMULA.match(text, s.start)
     if m and m.end() >= s.end:  # the NER's person "Formula" of "a former Formula One driver"
         return Span(s.start, m.end(), m.group(0), "EVENT", 0.85, "lexicon:event",
-                    {"ladder": ["a motor racing series", "a racing series"]})
+                    {"ladder": list(FORMULA_LADDER)})
     if "," in s.text and not re.search(r",\s*(?:Jr|Sr)\b", s.text):
         # "Porreres, Majorca" (a PERSON to the NER): no name has a comma inside; a place
         return Span(s.start, s.end, s.text, s.type, s.score, s.evidence + "+not_a_name", {**s.meta, "not_a_name": True})

@@ -172,6 +172,8 @@ def kind_noun(span: Span) -> str | None:
 
 
 # what a name that ends in one of these words is, where no organisation head says it
+# "Formula One" (the NER's person "Formula"): a series of races
+FORMULA_LADDER = ["a motor racing series", "a racing series"]
 NAME_KIND_HEADS = {
     "medal": ["a medal", "an award"], "award": ["an award"], "awards": ["an award"], "prize": ["a prize", "an award"],
     "trophy": ["a trophy", "an award"], "prix": ["a race", "a competition"], "race": ["a race", "a competition"],
