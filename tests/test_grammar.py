@@ -605,3 +605,19 @@ def test_long_texts_are_parsed_in_pieces_that_keep_every_offset():
     flat = " ".join([para] * 100)
     assert "".join(nlp.chunks(flat, size=1_000)) == flat
     assert all(p.rstrip().endswith(".") for p in nlp.chunks(flat, size=1_000)[:-1])
+
+
+def test_a_sentence_that_refers_back_to_a_deleted_one_goes_with_it():
+    """"The Rockies went on to win the game" once the sentence that introduced the game went
+    (a blind reader's ANTECEDENT complaint); a sentence that says something of its own stays."""
+    from veil.agents.local.generalize import GeneralizeContext, PseudonymTable
+    from veil.agents.local.optimizer import LocalOptimizer, Plan, analyse
+
+    text = ("He pitched for the Rockies. In 2009 he started a game that went to extra innings. "
+            "The Rockies went on to win the game, 9–5. He retired in 2012.")
+    task = Task(original=text, doc_id="d", name="Jay Smith")
+    a = analyse(text, task, GeneralizeContext(pseudonyms=PseudonymTable(), doc_id="d"), load_policy(), set())
+    sentence = {u.sentence: k for k, u in enumerate(a.units) if u.kind == "sentence"}
+    followers = LocalOptimizer._with_followers(Plan(analysis=a), sentence[1])
+    assert followers == [sentence[1], sentence[2]]
+    assert LocalOptimizer._with_followers(Plan(analysis=a), sentence[2]) == [sentence[2]]

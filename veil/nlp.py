@@ -48,6 +48,10 @@ _BULLET_MARKS = "*•‣"
 _BULLET = re.compile(rf"(?:\\n|\n)[ \t]*[{_BULLET_MARKS}–-][ \t]+(?=\S)")
 
 
+# abbreviations that always stand before a name
+_NEVER_ENDS = frozenset("Mr. Mrs. Ms. Dr. Prof. Rev. Gen. Capt. Lt. Sgt. Col. Maj. Gov. Sen. Rep. Hon. Fr. St. Mt.".split())
+
+
 @lru_cache(maxsize=1)
 def _placeholders() -> re.Pattern:
     from veil.agents.local.generalize import PLACEHOLDERS  # what the engines write for a direct identifier
@@ -71,6 +75,11 @@ def _boundaries(doc):
         span = doc.char_span(m.end(), min(len(text), m.end() + 1), alignment_mode="expand")
         if span is not None and span[0].i > 0:
             span[0].is_sent_start = True
+    for tok in doc[:-1]:
+        core = tok.text.lstrip("\\\"“‘'(")
+        if core in _NEVER_ENDS or (tok.text == "." and tok.i > 0 and not tok.nbor(-1).whitespace_
+                                   and tok.nbor(-1).text.lstrip("\\\"“‘'(") + "." in _NEVER_ENDS):
+            doc[tok.i + 1].is_sent_start = False  # 'as \"Mr. Fitz\", he trained': "Mr." ends no sentence
     for m in NICKNAMED.finditer(text):
         span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
         for tok in span[1:] if span is not None else ():

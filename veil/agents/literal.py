@@ -61,7 +61,7 @@ class Mention:
 # a quoted nickname (with the data's escaped quotes too); NICKNAME also a bracketed one between
 # parts of a known name ("Johannes Hendrikus (Hein) Donner"), which alone says nothing
 # ("Real Madrid (Spain) Career" is no name)
-QUOTED_NICKNAME = r"\\?[\"“][^\"”\n]{1,30}?\\?[\"”]"
+QUOTED_NICKNAME = r"(?:\\?[\"“][^\"”\n]{1,30}?\\?[\"”]|(?<![\w'’])['‘][A-Z][^'’\n]{0,28}?['’](?![\w'’]))"
 NICKNAME = rf"(?:{QUOTED_NICKNAME}|\([A-Z][a-z][\w'’-]*\))"
 # honours and fellowships written after a name ("John Alfred Leach MBE", "Sir Charles Inglis, OBE, FRS"):
 # part of the name's mention, and as identifying as the name
@@ -72,7 +72,7 @@ POSTNOMINALS = re.compile(r"(?:,?\s+(?:MBE|OBE|CBE|KBE|DBE|GBE|KCB|KCMG|KCVO|CB|
 # (the bracketed form only as a whole written name before its bracket, comma or verb:
 # "Johannes Hendrikus (Hein) Donner (July 6, 1927", never "Real Madrid (Spain) Career")
 NICKNAMED = re.compile(rf"(?<![\w'’])(?:[A-Z][\w'’-]*\.?[ \t]+){{1,4}}{QUOTED_NICKNAME}[ \t]+"
-                       r"(?:[A-Z][\w'’-]+[ \t]+){0,2}(?!(?:Jr|Sr)\b)[A-Z][\w'’-]+(?:,?[ \t]+(?:Jr|Sr)\.?)?"
+                       r"(?:(?:de|van|von|der|den|da|di|del|du|la|le|dos|das)[ \t]+)*(?:[A-Z][\w'’-]+[ \t]+){0,2}(?!(?:Jr|Sr)\b)[A-Z][\w'’-]+(?:,?[ \t]+(?:Jr|Sr)\.?)?"
                        r"|(?<![\w'’])(?:[A-Z][\w'’-]*[ \t]+){2,3}\([A-Z][a-z][\w'’-]*\)[ \t]+[A-Z][\w'’-]+"
                        r"(?=[ \t]*[(,]|[ \t]+(?:is|was|were)\b)")
 NAME_GAP = re.compile(rf"\s+(?:(?:[A-Z]\.|[A-Z][^\W\d_][\w'’-]*|{NICKNAME})\s+){{0,3}}")

@@ -83,14 +83,21 @@ _NOT_A_NAME_TYPES = frozenset({"ORG", "LOCATION", "PRODUCT", "WORK", "EVENT", "A
 LANGUAGE_INDEPENDENT = frozenset({"EMAIL", "PHONE", "URL", "ID", "ADDRESS", "DOB", "DENY"})
 
 
+_WORD = re.compile(r"[A-Za-z]{4,}")
+_DEFINITE = re.compile(r"\b(?:the|that|this|these|those)\s+([a-z]{4,})\b")
+_GENERIC_NOUNS = frozenset("""year years time times same following first last second third next previous world
+united national country city state""".split())
 # a sentence that opens by pointing back at the one before it
 _ANAPHOR = re.compile(r"(?:It|Its|This|That|These|Those|Such|They|Their|There|The same|Membership|Both|Each)\b")
-_FRONTED_PERIOD = re.compile(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})(,?\s+)(?=(?:he|she|they|we|I|it|his|her|their)\b)")
+_FRONTED_PERIOD = re.compile(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})(,?\s+)"
+                             r"(He|She|They|We|It|His|Her|Their|he|she|they|we|I|it|his|her|their)\b")
 
 
 def _fronted_period(s: str) -> str:
-    """"1995 she was ranked" generalized: "In the 1990s she was ranked", not "The 1990s she"."""
-    return _FRONTED_PERIOD.sub(r"In the \1\2", s)
+    """"1995 she was ranked" generalized: "In the 1990s she was ranked", not "The 1990s she"
+    (nor "The 1850s He was received", where the name after the year became a pronoun)."""
+    return _FRONTED_PERIOD.sub(lambda m: f"In the {m.group(1)}{m.group(2)}"
+                               f"{m.group(3) if m.group(3) == 'I' else m.group(3).lower()}", s)
 
 
 # "He, was a painter": what a name's bracket leaves after its comma once both went
@@ -109,6 +116,7 @@ def tidy(sentence: str) -> str:
     s = _LATE_THE.sub(lambda m: f"the {m.group(1)}{'-' if m.group(1) == 'mid' else ' '}{m.group(2)}", s)
     s = _ON_PERIOD.sub(lambda m: ("In " if m.group(1) == "O" else "in ") + m.group(2), s)
     s = re.sub(r",\s*\)", ")", s)
+    s = re.sub(r"\)(?=[^\W\d_])", ") ", s)  # "(born in the 1960s in California)is"
     s = _PRONOUN_COMMA.sub(r"\1 \2", s)
     s = _fronted_period(s)
     s = re.sub(r"([“(])\s+", r"\1", s)
@@ -218,7 +226,10 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     spans = [Span(s.start, s.end, s.text, "PERSON", s.score, s.evidence, {}) if s.type in _NOT_A_NAME_TYPES
              and any(s.start <= k.start and k.end <= s.end for k in known) else s for s in spans]
     spans += _name_mentions(text, task.name, spans)
-    spans += list(deny_spans(text, deny))
+    denied = list(deny_spans(text, deny))
+    # a --deny term (or a true attribute) wins over any wider span that holds it ("the Windy City,
+    # Wellington" kept "Wellington" as part of a city-and-region span the policy left alone)
+    spans = [s for s in spans if not any(s.start < d.end and d.start < s.end for d in denied)] + denied
     spans += _nicknamed_names(text) if english else []
     spans = _resolve(_join_name_pieces([_close_bracket(s, text) for s in spans], text))
     spans = _whole_names(spans, doc) if english else spans
@@ -332,6 +343,13 @@ def role_of(s: Span, doc) -> str | None:
     if head.dep_ in mod_deps and head.head.i > toks[-1].i and head.head.pos_ in (
             ("NOUN",) if s.type == "PERSON" else ("NOUN", "PROPN")):
         return "modifier"  # (a person's name before a proper noun is more of the name: "Jesús Rosendo Prado")
+    nxt = doc[toks[-1].i + 1] if toks[-1].i + 1 < len(doc) else None
+    if s.type in ("ORG", "EVENT", "AWARD", "WORK", "PROPER", "LOCATION", "TITLE") and nxt is not None \
+            and nxt.pos_ == "NOUN" and nxt.text[:1].islower() \
+            and nxt.i in (toks[-1].head.i, head.head.i):
+        # "numerous non-Championship Formula One races": whatever the parse made of the name's own
+        # words, it stands before the noun it modifies ("a motor racing series races" was an output)
+        return "modifier"
     if head.dep_ == "poss" or (toks[-1].i + 1 < len(doc) and doc[toks[-1].i + 1].tag_ == "POS"):
         return "possessive"
     if s.type == "LOCATION" and prev is not None and prev.lower_ in ("born", "died"):
@@ -794,10 +812,18 @@ class Plan:
     def parses(self, si: int, choice: dict[int, str] | None = None) -> bool:
         rendered = self.render_sentence(si, choice)
         a, b = self.analysis.sentences[si]
-        if rendered == self.analysis.text[a:b]:
+        original = self.analysis.text[a:b]
+        if rendered == original:
             return True
-        return sentence_ok(rendered, self.analysis.has_root[si], balance(self.analysis.text[a:b]),
-                           self.analysis.bare[si] if si < len(self.analysis.bare) else False)[0]
+        args = (self.analysis.has_root[si], balance(original), self.analysis.bare[si] if si < len(self.analysis.bare) else False)
+        ok, why = sentence_ok(rendered, *args)
+        if ok:
+            return True
+        # an edit is judged by what it breaks: a sentence the writer left failing the check
+        # ("i was born in Budapest, and ... spins. and when it comes to food") may keep that
+        # failure, or no edit there (not even a true attribute's removal) would ever pass
+        was_ok, was_why = sentence_ok(original, *args)
+        return not was_ok and why == was_why
 
     def covering(self, i: int, choice: dict[int, str] | None = None) -> int | None:
         """A chosen deletion that contains unit i, if any."""
@@ -1077,10 +1103,20 @@ class LocalOptimizer(Optimizer):
         by_sentence = {u.sentence: k for k, u in enumerate(plan.units) if u.kind == "sentence"}
         si = plan.units[i].sentence
         text = plan.analysis.text
+        sents = plan.analysis.sentences
         while si + 1 in by_sentence:
-            a, b = plan.analysis.sentences[si + 1]
-            if not _ANAPHOR.match(text[a:b]) or by_sentence[si + 1] in plan.choice:
+            a, b = sents[si + 1]
+            if by_sentence[si + 1] in plan.choice:
                 break
+            if not _ANAPHOR.match(text[a:b]):
+                # "... the game went into extra innings. The Rockies went on to win the game": a
+                # definite description whose noun only the deleted sentence introduced
+                said = {w.lower() for k in range(si + 1) if by_sentence.get(k) not in out
+                        and by_sentence.get(k) not in plan.choice for w in _WORD.findall(text[slice(*sents[k])])}
+                gone = {w.lower() for w in _WORD.findall(text[slice(*sents[si])])}
+                if not any(n.lower() in gone and n.lower() not in said and n.lower() not in _GENERIC_NOUNS
+                           for n in _DEFINITE.findall(text[a:b])):
+                    break
             out.append(by_sentence[si + 1])
             si += 1
         return out

@@ -747,6 +747,9 @@ def _lookup_phrase(name: str, folded: str) -> list[str] | None:
     return None
 
 
+_GENERIC_NICKNAMES = frozenset("city united rovers athletic wanderers town county".split())
+
+
 def _acronym(tok: str) -> bool:
     core = tok.replace(".", "")
     return (2 <= len(core) <= 7 and core.isalpha() and sum(c.isupper() for c in core) >= max(2, len(core) - 2)
@@ -848,7 +851,8 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
         nick = fold(" ".join(words[k:]))
         if k > 0 and nick in lex["teams_folded"]:
             prefix = " ".join(words[:k])
-            if place_info(prefix) is not None or nwords - k <= 2:
+            if place_info(prefix) is not None or (nwords - k <= 2 and nick not in _GENERIC_NICKNAMES):
+                # ("Manchester City" is a team; "the Windy City" is no team: its prefix is no place)
                 return [span("ORG", 0.8, "lexicon:team", {"ladder": [lex["teams_folded"][nick], "a sports team", "an organization"]})]
     for w in words:
         if w in lex["acronyms_set"]:
@@ -960,7 +964,7 @@ def _entity_spans(text: str, doc) -> list[Span]:
                                                    and typed[0].evidence.startswith("shape"))):
                 kind, ladder = _LABEL_FALLBACK[label]
                 info = place_info(text[toks[i].start:toks[j - 1].end]) if kind == "LOCATION" else None
-                if info and j - i == 1 and toks[i].text.lower() in lexicon()["place_ambiguous_set"]:
+                if info and label == "FAC" and j - i == 1 and toks[i].text.lower() in lexicon()["place_ambiguous_set"]:
                     prev = re.search(r"([A-Za-z]+)\W*$", text[max(0, toks[i].start - 25):toks[i].start])
                     if not prev or prev.group(1).lower() not in lexicon()["preps"]:
                         # "World and Olympic points race champion": no town in Hong Kong

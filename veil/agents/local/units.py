@@ -208,7 +208,7 @@ def _brackets(sent) -> list[Constituent]:
         elif tok.text == ")" and stack:
             o = stack.pop()
             inside = sent.doc[o.i + 1:tok.i]
-            if not stack and sent.root.i not in range(o.i, tok.i + 1) and 1 < tok.i - o.i <= 13 \
+            if not stack and sent.root.i not in range(o.i, tok.i + 1) and 1 < tok.i - o.i <= 24 \
                     and o.i > sent.start and not any(t.lower_ in _QUALIFIERS for t in inside):
                 # (never "(interim)", "(acting)", "(allegedly)": the sentence would claim more)
                 out.append(Constituent("parenthetical", (Piece(o.idx, tok.idx + 1),), 0, tok.i - o.i - 1))
