@@ -621,3 +621,18 @@ def test_a_sentence_that_refers_back_to_a_deleted_one_goes_with_it():
     followers = LocalOptimizer._with_followers(Plan(analysis=a), sentence[1])
     assert followers == [sentence[1], sentence[2]]
     assert LocalOptimizer._with_followers(Plan(analysis=a), sentence[2]) == [sentence[2]]
+
+
+def test_no_option_adds_a_word_of_the_label():
+    """The conservatory of a "Classical Music Artist" is not "a music school": the label's words
+    are never added where the text did not say them (the checker counts them as injections)."""
+    from veil.agents.local.generalize import GeneralizeContext, PseudonymTable
+    from veil.agents.local.optimizer import analyse
+
+    text = "His father was professor of piano at the Zurich Conservatoire."
+    ctx = GeneralizeContext(pseudonyms=PseudonymTable(), doc_id="d")
+    units = analyse(text, Task(original=text, doc_id="d", label="Classical Music Artist"), ctx, load_policy(), set()).units
+    options = [o for u in units if u.kind == "span" and "Conservatoire" in u.text for o in u.options]
+    assert options and not any("music" in o for o in options), options
+    units = analyse(text, Task(original=text, doc_id="d", label="Pianist"), ctx, load_policy(), set()).units
+    assert any("a music school" in u.options for u in units if u.kind == "span"), [u.options for u in units]

@@ -235,6 +235,8 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     spans = _whole_names(spans, doc) if english else spans
     subject = subject_info(text, task.name, spans, task.label)
     units: list[Unit] = []
+    label_stems = set(_tokens_of(task.label)) if task.label else set()
+    said = set(_tokens_of(text)) if label_stems else set()
     for s in spans:
         si = sentence_of(s.start)
         if s.end > sents[si][1]:  # "Colleen R." split after "R.": the span stays in its sentence
@@ -252,6 +254,14 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             options = [re.sub(r"\btheir\b", his, o) for o in options]
             d = dataclasses.replace(d, replacement=re.sub(r"\btheir\b", his, d.replacement) if d.replacement
                                     else d.replacement)
+        if label_stems:
+            # never the label's words where the text did not say them ("a music school" for the
+            # conservatory of a "Classical Music Artist"): the next rung, or the phrase goes
+            kept = [o for o in options if not (set(_tokens_of(o)) & label_stems) - said]
+            if kept != options:
+                if d.replacement is not None and d.replacement not in kept:
+                    d = dataclasses.replace(d, replacement=kept[0] if kept else None, drop_unit=d.drop_unit or not kept)
+                options = kept
         if not options and not direct and not d.drop_unit:
             continue
         units.append(Unit("span", s.start, s.end, sentence_of(s.start), s.text, span=s, options=options,
