@@ -373,6 +373,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Tom Berger is a designer. In 1962, he was awarded the Spirit of St. Louis Medal. He studied drama at the Lee "
      "Strasberg Theatre and Film Institute and became a member of the troupe.", "Tom Berger",
      "He is a designer. In the 1960s, he was awarded a medal. He studied drama at an institute and became"),
+    # ... but a year that opens the clause is no part of the name after it
+    ("Tom Berger is a lecturer. In 1962 Stanford University hired him. He was the last starter from the "
+     "inaugural race, the 1950 British Grand Prix.", "Tom Berger",
+     "He is a lecturer. In the 1960s a university hired him. He was the last starter from the inaugural race"),
     # an encyclopedia's disambiguation note goes; "Jr." ends no sentence
     ("(For other uses, see Alan Shepard (disambiguation).) Rear Admiral Alan Bartlett \"Al\" Shepard Jr. (November "
      "18, 1923 – July 21, 1998) was an American naval officer. He retired in 1974.", "Alan Shepard",

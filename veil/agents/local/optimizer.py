@@ -656,8 +656,13 @@ _ABBREVIATION = re.compile(r"[A-Z][a-z]{0,2}\.")  # "St.", "Mt."
 
 
 def _namey(tok) -> bool:
-    return (tok.text[:1].isupper() and (tok.is_alpha or bool(_ABBREVIATION.fullmatch(tok.text)))) \
-        or (tok.like_num and len(tok.text) == 4 and tok.text.isdigit())
+    """A word of a proper name: a capitalised proper noun (or "St."), or the year that opens an
+    event's name after its article ("the 1950 British Grand Prix"); never "In" or "After" before
+    a year ("In 1962 Stanford University hired him")."""
+    if tok.text[:1].isupper() and (tok.pos_ == "PROPN" or bool(_ABBREVIATION.fullmatch(tok.text))):
+        return True
+    return tok.like_num and len(tok.text) == 4 and tok.text.isdigit() and tok.i > 0 \
+        and tok.nbor(-1).lower_ in ("the", "a", "an")
 
 
 def _whole_names(spans: list[Span], doc) -> list[Span]:
@@ -693,8 +698,10 @@ def _whole_names(spans: list[Span], doc) -> list[Span]:
         while i > sent.start and _namey(doc[i - 1]) and not doc[i].is_sent_start:
             i -= 1
         last = doc[j - 1].lower_
-        if (i, j) == (span.start, span.end) or j - i > 10 or doc[i].like_num and not any(_namey(t) for t in doc[i + 1:j]):
-            continue
+        if (i, j) == (span.start, span.end) or j - i > 10 or not _namey(doc[i]) \
+                or doc[i].like_num and not any(_namey(t) for t in doc[i + 1:j]) \
+                or (j < sent.end and (doc[j].text[:1].isupper() or doc[j].like_num)):
+            continue  # (nor a run the name goes on after: "NCAA Division | I players")
         words = [t.text for t in doc[i:j] if not t.like_num]
         if last in org_heads:
             org = _org_ladder(words, text[doc[i].idx:doc[j - 1].idx + len(doc[j - 1].text)])

@@ -936,6 +936,9 @@ def _entity_spans(text: str, doc) -> list[Span]:
             j -= 1  # "Fishback's" -> "Fishback"
         while i < j and doc[i].lower_ in ("the", "a", "an"):
             i += 1
+        if j - i > 1 and e.label_ not in ("DATE", "EVENT") and re.fullmatch(r"\d{4}", doc[i].text) \
+                and (i == 0 or doc[i - 1].lower_ not in ("the", "a", "an")):
+            i += 1  # "In 1962 Stanford University hired him": the year is the clause's, not the name's
         if i < j:
             ents.append((i, j, e.label_))
     spans: list[Span] = []
