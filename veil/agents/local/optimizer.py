@@ -37,7 +37,7 @@ from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult
 from veil.agents.literal import NAME_GAP, NICKNAME, NICKNAMED, POSTNOMINALS
 from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, article_for, role_noun
 from veil.agents.local.p_evaluator import LocalPrivacyEvaluator, rank_tokens
-from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, _plural, load_policy
+from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, plural, load_policy
 from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import NAME_TITLES, Span, deny_spans, find_spans, fold
 from veil.agents.local.units import Constituent, constituents
@@ -58,7 +58,7 @@ _COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}
 
 def _same_kind_list(m: re.Match) -> str:
     n = 1 + m.group(3).count(",") + (0 if ", and" in m.group(3) else 1)
-    joined = f"{_COUNT.get(n, 'several')} {_plural(m.group(2))}"
+    joined = f"{_COUNT.get(n, 'several')} {plural(m.group(2))}"
     return f"and {joined}" if m.string[max(0, m.start() - 2):m.start()] == ", " else joined  # the end of a longer list
 
 

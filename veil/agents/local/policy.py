@@ -181,7 +181,7 @@ NAME_KIND_HEADS = {
     "championships": ["a championship", "a competition"], "open": ["a tournament", "a competition"],
     "festival": ["a festival", "an event"], "marathon": ["a marathon", "a race"],
 }
-def _plural(noun: str) -> str:
+def plural(noun: str) -> str:
     if re.search(r"[^aeiou]y$", noun):
         return noun[:-1] + "ies"
     return noun + ("es" if re.search(r"(?:s|x|z|ch|sh)$", noun) else "s")
@@ -223,7 +223,7 @@ class Generalize(Operator):
             rung = NAME_KIND_HEADS[last][0] if last in NAME_KIND_HEADS else rung
             noun = re.sub(r"^(?:an?|the)\s+", "", rung or "") if rung and re.match(r"(?:an?|the)\s", rung) else None
             if noun and span.meta.get("many") and not noun.endswith(("s", "series")):
-                noun = re.sub(r"(\w+)$", lambda m: _plural(m.group(1)), noun)
+                noun = re.sub(r"(\w+)$", lambda m: plural(m.group(1)), noun)
             return Decision(noun, (), f"counted {kind}: its phrase is removed", drop_unit=True)
         slot = slot_kind(span)
         if slot and (span.type == "ORG" and list(ladder) == ["an organization"]
@@ -448,5 +448,5 @@ def _load(path: str) -> Policy:
     return Policy(rules=rules, direct=frozenset(data.get("direct", [])), source=path)
 
 
-__all__ = ["DEFAULT_POLICY", "Decision", "OPERATORS", "Operator", "Policy", "SubjectInfo", "load_policy", "pick",
-           "rung_level"]
+__all__ = ["DEFAULT_POLICY", "Decision", "FORMULA_LADDER", "NAME_KIND_HEADS", "OPERATORS", "Operator", "Policy",
+           "SubjectInfo", "load_policy", "pick", "plural", "rung_level"]
