@@ -171,9 +171,9 @@ def kind_noun(span: Span) -> str | None:
     return None
 
 
-# what a name that ends in one of these words is, where no organisation head says it
 # "Formula One" (the NER's person "Formula"): a series of races
 FORMULA_LADDER = ["a motor racing series", "a racing series"]
+# what a name that ends in one of these words is, where no organisation head says it
 NAME_KIND_HEADS = {
     "medal": ["a medal", "an award"], "award": ["an award"], "awards": ["an award"], "prize": ["a prize", "an award"],
     "trophy": ["a trophy", "an award"], "prix": ["a race", "a competition"], "race": ["a race", "a competition"],
@@ -181,6 +181,8 @@ NAME_KIND_HEADS = {
     "championships": ["a championship", "a competition"], "open": ["a tournament", "a competition"],
     "festival": ["a festival", "an event"], "marathon": ["a marathon", "a race"],
 }
+
+
 def plural(noun: str) -> str:
     if re.search(r"[^aeiou]y$", noun):
         return noun[:-1] + "ies"

@@ -747,6 +747,12 @@ def _lookup_phrase(name: str, folded: str) -> list[str] | None:
     return None
 
 
+def _prev_word(text: str, start: int) -> str:
+    """The word before ``start``, lower case, skipping punctuation ("in" for "in (Paris")."""
+    m = re.search(r"([A-Za-z]+)\W*$", text[max(0, start - 25):start])
+    return m.group(1).lower() if m else ""
+
+
 _GENERIC_NICKNAMES = frozenset("city united rovers athletic wanderers town county".split())
 
 
@@ -778,8 +784,7 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
     folded = fold(raw)
     low = [w.lower() for w in words]
     at_start = _is_sentence_start(text, start)
-    prev_word_m = re.search(r"([A-Za-z]+)\W*$", text[max(0, start - 25):start])
-    prev_word = prev_word_m.group(1).lower() if prev_word_m else ""
+    prev_word = _prev_word(text, start)
     nwords = len(words)
 
     def span(type_: str, score: float, evidence: str, meta: dict | None = None, s: int = start, e: int = end) -> Span:
@@ -968,8 +973,7 @@ def _entity_spans(text: str, doc) -> list[Span]:
                 kind, ladder = _LABEL_FALLBACK[label]
                 info = place_info(text[toks[i].start:toks[j - 1].end]) if kind == "LOCATION" else None
                 if info and label == "FAC" and j - i == 1 and toks[i].text.lower() in lexicon()["place_ambiguous_set"]:
-                    prev = re.search(r"([A-Za-z]+)\W*$", text[max(0, toks[i].start - 25):toks[i].start])
-                    if not prev or prev.group(1).lower() not in lexicon()["preps"]:
+                    if _prev_word(text, toks[i].start) not in lexicon()["preps"]:
                         # "World and Olympic points race champion": no town in Hong Kong
                         spans.append(Span(toks[i].start, toks[j - 1].end, toks[i].text, "PROPER", 0.5,
                                           f"spacy:{label}+ambiguous", {}))
