@@ -60,6 +60,9 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     flat = [p for ps in u.values() for p in ps]
     assert not any(p.startswith(("in-", "for-", "in", "for")) and "-" in p for p in flat), flat
     assert "-in-chief" not in flat and "in-chief" not in flat and "for-pound" not in flat, flat
+    # a conjunct before a complement the nouns share ("was a piano of Mozart" was an output)
+    u = units_of("She was an Austrian piano and composition pupil of Mozart.")
+    assert not any("composition pupil" in p for p in u.get("conjunct", [])), u
 
 
 def test_every_sentence_is_a_unit():

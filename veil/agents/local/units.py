@@ -154,6 +154,8 @@ def _dependent(tok, sent) -> Constituent | None:
         for ch in tok.children:
             if ch.i > tok.i and ch.dep_ not in ("conj", "cc", "punct"):
                 right = max(right, ch.right_edge, key=lambda t: t.i)
+        if tok.head.pos_ == "NOUN" and any(c.i > right.i and c.dep_ == "prep" for c in tok.head.children):
+            return None  # a complement both nouns share: "a piano and composition pupil of Mozart" -> "a piano of"
         end = _char(right)[1]
         n = right.i - left.i + 1
         # take the separator before the conjunct: "A, B and C" - B goes with its comma, C with "and"
