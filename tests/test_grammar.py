@@ -389,6 +389,41 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "won the game, with Llaneras not factoring in the decision.", "Joan Llaneras",
      "He is a former Spanish World and Olympic points race champion. He rode and his team won "
      "the game, with him not factoring"),
+    # the qualifiers of a title go with the name ("U.S. Person B's crushing defeat" was an output);
+    # an ordinal says which one and counts nothing ("the Eighty-ninth legislatures" was an output)
+    ("Richard White was a politician. He was elected to the historic Eighty-ninth Congress as part of the national "
+     "1964 Democratic surge linked to U.S. President Lyndon B. Johnson's crushing defeat of Republican U.S. Senator "
+     "Barry M. Goldwater of Arizona.", "Richard White",
+     "He was a politician. He was elected to the historic legislature as part of the national Democratic surge "
+     "linked to Person B's crushing defeat of Person C of Arizona."),
+    # two organisations the NER joined are no person; a name it missed whose head says what it is
+    ("Barbara Barrett is a diplomat. She also served on the boards of Space Foundation, Mayo Clinic, Exponent "
+     "Corporation, Raytheon and Piper Aircraft. She won and her team won.", "Barbara Barrett",
+     "She is a diplomat. She also served on the boards of a foundation, a clinic, a company, an organization."),
+    # a body "to" another is one body; a school's "of Art" and the "Sir" before it are part of its name
+    ("Barbara Barrett is a diplomat. Previously, she was senior advisor to the U.S. Mission to the United Nations. "
+     "She studied at Sir J. J. School of Art in Bombay. She won and her team won.",
+     "Barbara Barrett", "She is a diplomat. Previously, she was senior advisor to an organization. She studied at "
+     "an art school in India."),
+    # a lord is a person, not the town his title names; a ranking keeps its superlative
+    ("James Bryans was a writer. Lord Halifax remained as Foreign Secretary. He was found to be the third most "
+     "conservative member of the club.", "James Bryans",
+     "He was a writer. Person B remained as Foreign Secretary. He was found to be the third most conservative member"),
+    # the subject's first names are the subject; "the top 10" loses its number, not its article
+    ("Taher Mohamed Ahmed Taher (born 1997) is an Egyptian footballer. He played well. In 2016 a magazine selected "
+     "Taher Mohamed among the top 10 world football players.", "Taher Mohamed Ahmed Taher",
+     "He is an Egyptian footballer. He played well. In the 2010s a magazine selected him among the top world "
+     "football players."),
+    # a bracketed abbreviation of the name before it goes with its brackets ("an organization (a sports
+    # league)" was an output)
+    ("James Umbricht was a pitcher. He joined the Kenema Government Hospital (KGH), where he spent two decades. "
+     "He won and his team won.", "James Umbricht",
+     "He was a pitcher. He joined a hospital, where he spent two decades."),
+    # one word the NER calls an organisation, as a possessive, is as often a person ("an organization's
+    # Andante" was an output): its phrase goes
+    ("Yoko Misumi is a pianist. Her appearances include a performance of Chopin's Andante with the Trinity "
+     "College of Music Symphony Orchestra under James Judd. She won and her team won.", "Yoko Misumi",
+     "She is a pianist. Her appearances include a performance under Person B."),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)

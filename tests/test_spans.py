@@ -73,6 +73,21 @@ def test_a_list_of_countries_is_not_a_city_in_a_region_and_a_named_place_before_
     assert club.type == "LOCATION" and club.meta["admin1"] == "Texas"
 
 
+def test_a_town_with_im_or_am_is_one_place_and_a_lord_is_a_person():
+    """"Freiburg im Breisgau, Germany" was split into two sentences and two places ("Born in
+    Germany im a city" was an output); "Lord Halifax" was the Canadian city ("a city remained as
+    Foreign Secretary")."""
+    text = ("Barbara Barrett is a diplomat. She studied at Sir J. J. School of Art in Bombay. She was born in "
+            "Freiburg im Breisgau, Germany. Lord Halifax remained as Foreign Secretary.")
+    t = by_text(find_spans(text))
+    town = t["Freiburg im Breisgau, Germany"]
+    assert town.type == "LOCATION" and town.meta["country_code"] == "DE"
+    assert t["Lord Halifax"].type == "PERSON"
+    from veil import nlp
+
+    assert "She was born in Freiburg im Breisgau, Germany." in nlp.sentences(text)
+
+
 def test_orgs_awards_events_titles(spans):
     t = by_text(spans)
     assert t["University of Oregon"].type == "ORG"

@@ -67,7 +67,9 @@ def _boundaries(doc):
       places stayed exact ("played in Chess Olympiads: \\n* In 2000, ... in Istanbul");
     - no sentence starts inside a name written with a quoted nickname ('Emmanuel \\"Masanja
       Mkandamizaji\\" Mgaya is' was split after the quote, the surname left on its own);
-    - a placeholder veil wrote ("[id]") neither starts nor ends a sentence by itself."""
+    - a placeholder veil wrote ("[id]") neither starts nor ends a sentence by itself;
+    - no sentence starts with a lower-case word right after a capitalised one ("born in Freiburg |
+      im Breisgau" was split there)."""
     from veil.agents.literal import NICKNAMED
 
     text = doc.text
@@ -80,6 +82,11 @@ def _boundaries(doc):
         if core in _NEVER_ENDS or (tok.text == "." and tok.i > 0 and not tok.nbor(-1).whitespace_
                                    and tok.nbor(-1).text.lstrip("\\\"“‘'(") + "." in _NEVER_ENDS):
             doc[tok.i + 1].is_sent_start = False  # 'as \"Mr. Fitz\", he trained': "Mr." ends no sentence
+    for tok in doc[1:]:
+        prev = tok.nbor(-1)
+        if tok.is_alpha and tok.is_lower and prev.is_alpha and prev.text.istitle() and prev.whitespace_ == " " \
+                and "\n" not in prev.whitespace_:
+            tok.is_sent_start = False  # "born in Freiburg | im Breisgau": no sentence starts in lower case after a name
     for m in NICKNAMED.finditer(text):
         span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
         for tok in span[1:] if span is not None else ():

@@ -159,7 +159,8 @@ class PseudonymTable:
                 # a longer or shorter form of a person of this document ("Kurt Fishback")
                 for idx in in_doc:
                     et = self.entries[idx]["tokens"]
-                    if len(et) >= 2 and set(toks) <= set(et) and toks[-1] == et[-1]:
+                    if len(et) >= 2 and set(toks) <= set(et) and (toks[-1] == et[-1] or toks == et[:len(toks)]):
+                        # (or its first names: "Taher Mohamed" of "Taher Mohamed Ahmed Taher")
                         self.by_name[key] = idx
                         self.entries[idx]["names"].add(fold(name))
                         return idx

@@ -175,6 +175,15 @@ class Unit:
     reason: str = ""
     tokens: list[str] = field(default_factory=list)
 
+    def deletes(self, other: "Unit") -> bool:
+        """Deleting this unit deletes all of ``other``: one of its deleted pieces holds it (a
+        conjunct's extent also takes in the comma before the previous item, which only becomes
+        "and": "A, B and C" without "and C" keeps B)."""
+        if self.constituent is None:
+            return self.start <= other.start and other.end <= self.end
+        return any(p.start <= other.start and other.end <= p.end and not p.replacement.strip()
+                   for p in self.constituent.pieces)
+
 
 @dataclass
 class Analysis:
@@ -243,8 +252,16 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             s = Span(s.start, sents[si][1], text[s.start:sents[si][1]], s.type, s.score, s.evidence, s.meta)
         s = _with_slot(s, doc)
         d = policy.decide(s, ctx, subject)
+        if _abbreviates(s, spans, text):
+            # "Major League Baseball (MLB)", "the Kenema Government Hospital (KGH)": the bracket
+            # repeats the name before it ("an organization (a sports league)" was an output)
+            d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True,
+                                    reason="an abbreviation of the name before it goes with its brackets")
         direct = s.type in policy.direct
         options = ([d.replacement] if d.replacement is not None else []) + list(d.ladder)
+        if s.type == "LOCATION" and s.meta.get("role") in ("locative", "born_place"):
+            # "He served in a place" says nothing a reader wants: the phrase goes instead
+            options = [o for o in options if o != "a place" or o == d.replacement]
         if s.meta.get("determined"):  # "the prestigious X Medal" -> "the prestigious medal"
             options = [re.sub(r"^(?:an?|the)\s+", "", o) for o in options]
             if d.replacement:
@@ -281,7 +298,29 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         body = " ".join(text[p.start:p.end] for p in c.pieces)
         units.append(Unit(c.kind, c.start, c.end, c.sentence if c.kind != "sentence" else c.sentence, body,
                           constituent=c, tokens=list(_tokens_of(body))))
+    for u in units:
+        if u.kind == "span" and u.drop_unit and u.policy is None and not u.or_sentence and u.span.type == "ORG" \
+                and (re.search(r"\s(?:and|&)\s", u.text) or "acronym" in u.span.evidence) and has_root[u.sentence] \
+                and not any(w.constituent is not None and w.kind in DROP_KINDS and w.sentence == u.sentence
+                            and w.constituent.n_tokens <= MAX_DROP_TOKENS and w.deletes(u) for w in units):
+            # no removable phrase holds it ("..., Exponent Corporation, Raytheon and Piper Aircraft":
+            # the NER's one organisation is two conjuncts of the parse; "ESPN selected him"): what the
+            # NER or an acronym's shape says it is, rather than the name (never a one-word name the
+            # NER calls an organisation: "succeeded Chamberlain" is a person)
+            u.policy, u.options, u.drop_unit = "an organization", ["an organization"], False
+            u.reason += "; no removable phrase holds it: what the NER says it is"
     return Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare)
+
+
+_NAMED_TYPES = ("ORG", "EVENT", "AWARD", "WORK", "PRODUCT", "LOCATION", "PROPER", "TITLE")
+
+
+def _abbreviates(s: Span, spans: list[Span], text: str) -> bool:
+    """Is ``s`` a bracketed abbreviation right after another name ("Major League Baseball (MLB)")?"""
+    if s.type not in _NAMED_TYPES or text[s.start - 1:s.start] != "(" or text[s.end:s.end + 1] != ")" \
+            or not re.fullmatch(r"[A-Z][A-Za-z&.]{1,9}", s.text) or sum(c.isupper() for c in s.text) < 2:
+        return False
+    return any(p.type in _NAMED_TYPES and p.end < s.start and not text[p.end:s.start - 1].strip() for p in spans)
 
 
 def subject_info(text: str, name: str | None, spans: list[Span], label: str | None = None) -> SubjectInfo:
@@ -341,6 +380,7 @@ def role_of(s: Span, doc) -> str | None:
     - "locative": the object of a containment preposition ("in Sacramento"): a region fits;
     - "argument": subject, object or complement ("led Germany", "spent March 2007"): only a
       kind noun stays true ("led a country", "spent a month");
+    - "determined": a number after a determiner or "top" ("the top 10"): it can only go;
     - "pobj:<prep>": the object of another preposition; "possessive"; None when unknown."""
     head, toks = _first_head(s, doc)
     if head is None:
@@ -362,14 +402,18 @@ def role_of(s: Span, doc) -> str | None:
         return "modifier"
     if head.dep_ == "poss" or (toks[-1].i + 1 < len(doc) and doc[toks[-1].i + 1].tag_ == "POS"):
         return "possessive"
+    if s.type == "NUMBER" and prev is not None and (prev.lower_ in ("top", "bottom") or prev.dep_ in ("det", "poss")):
+        return "determined"  # "among the top 10 players", "his 12 titles": no range reads after it
     if s.type == "LOCATION" and prev is not None and prev.lower_ in ("born", "died"):
         return "born_place"  # "(born New York City)": a place without its preposition -> "(born in the United States)"
     if s.type in ("DATE", "DOB", "YEAR") and prev is not None and prev.lower_ in ("born", "died", "b.", "d."):
         return None  # "born 6 July 1973": a time adverbial whatever the parse says ("born in the 1970s")
-    if prev is not None and prev.dep_ in ("nummod", "quantmod") and prev.head.i >= first.i:
+    if prev is not None and prev.dep_ in ("nummod", "quantmod") and prev.head.i >= first.i \
+            and not _ORDINAL.search(prev.text):
         return "counted"
-    if prev is not None and prev.like_num and prev.head.i in range(first.i, toks[-1].i + 1):
-        return "counted"
+    if prev is not None and prev.like_num and prev.head.i in range(first.i, toks[-1].i + 1) \
+            and not _ORDINAL.search(prev.text):
+        return "counted"  # (an ordinal counts nothing: "the historic Eighty-ninth Congress")
     if any(c.dep_ == "nummod" and c.i < first.i for c in head.children):
         return "counted"  # "four consecutive Summer Olympics"
     if head.dep_ == "pobj":
@@ -398,6 +442,12 @@ def _with_compounds(s: Span, doc) -> Span:
     while i > 0 and doc[i - 1].pos_ == "PROPN" and doc[i - 1].dep_ == "compound" and doc[i - 1].head.i >= toks[0].i \
             and doc[i - 1].ent_type_ not in ("PERSON", "GPE", "DATE"):
         i -= 1
+    if i > 0 and doc[i - 1].like_num and _ORDINAL.search(doc[i - 1].text) and doc[i - 1].head.i >= i:
+        # an ordinal says which one ("the Eighty-ninth Congress", "the 61st Academy Awards")
+        i -= 1
+        while i >= 2 and doc[i - 1].text == "-" and not doc[i - 1].whitespace_ and not doc[i - 2].whitespace_ \
+                and doc[i - 2].like_num:
+            i -= 2
     if i == toks[0].i:
         return s
     start = doc[i].idx
@@ -470,9 +520,17 @@ def _with_slot(s: Span, doc) -> Span:
     meta = dict(s.meta)
     end = s.end
     prv = doc[toks[0].i - 1] if toks[0].i > 0 else None
+    titled = False
     while prv is not None and prv.text[:1].isupper() and prv.lower_ in NAME_TITLES:
         # "Ambassador Mulford", "Attorney General Holder": the titles are part of the mention
         # ("Ambassador he" was an output)
+        s = Span(prv.idx, s.end, nlp.text_of(doc)[prv.idx:s.end], s.type, s.score, s.evidence, s.meta)
+        prv = doc[prv.i - 1] if prv.i > 0 else None
+        titled = True
+    while titled and prv is not None and prv.text[:1].isupper() and not prv.is_sent_start and toks[0].i - prv.i <= 4 \
+            and (prv.ent_type_ in ("GPE", "NORP") or prv.pos_ == "ADJ"):
+        # and what qualifies the title: "U.S. President Lyndon B. Johnson", "Republican U.S.
+        # Senator Barry M. Goldwater" ("U.S. Person B's crushing defeat" was an output)
         s = Span(prv.idx, s.end, nlp.text_of(doc)[prv.idx:s.end], s.type, s.score, s.evidence, s.meta)
         prv = doc[prv.i - 1] if prv.i > 0 else None
     if prv is not None and prv.lower_ == "born" and nxt is not None and nxt.text == "," and prv.i > 0 \
@@ -493,7 +551,9 @@ def _with_slot(s: Span, doc) -> Span:
         meta["slot"] = "object"  # "with Johnson not factoring in the decision" -> "with him", never "with he"
     elif head.dep_ in ("nsubj", "nsubjpass") and not any(t.dep_ == "appos" and not _bracketed(t) for t in head.children):
         meta["slot"] = "subject"  # "Brugnon (1895 - 1978) was": the bracketed dates do not block "He"
-    elif head.dep_ in ("dobj", "pobj", "dative", "iobj") and not any(t.dep_ in ("appos", "compound") for t in head.children):
+    elif head.dep_ in ("dobj", "pobj", "dative", "iobj") and not any(
+            t.dep_ in ("appos", "compound") and not toks[0].i <= t.i <= toks[-1].i for t in head.children):
+        # (the name's own words are compounds of its head: "selected Taher Mohamed among")
         meta["slot"] = "object"
     elif toks[0].is_sent_start and nxt is not None and nlp.has_verbal_root(toks[0].sent) and (
             (nxt.pos_ in ("VERB", "AUX") and nxt.tag_ in ("VBD", "VBZ", "VBP", "MD")) or nxt.text in ("(", ",")):
@@ -651,6 +711,7 @@ def _bracketed(tok) -> bool:
     return j < sent.end and doc[j].text in (")", "]")
 
 
+_ORDINAL = re.compile(r"(?:\d(?:st|nd|rd|th)|first|second|third|[a-z]th)$", re.I)
 _NAME_CONNECTORS = frozenset("of & for de the".split())
 _ABBREVIATION = re.compile(r"[A-Z][a-z]{0,2}\.")  # "St.", "Mt."
 
@@ -703,6 +764,9 @@ def _whole_names(spans: list[Span], doc) -> list[Span]:
                 or (j < sent.end and (doc[j].text[:1].isupper() or doc[j].like_num)):
             continue  # (nor a run the name goes on after: "NCAA Division | I players")
         words = [t.text for t in doc[i:j] if not t.like_num]
+        low = [w.lower() for w in words]
+        if last not in org_heads and "of" in low and low.index("of") > 0 and low[low.index("of") - 1] in org_heads:
+            last = low[low.index("of") - 1]  # "Sir J. J. School of Art" (the NER's "J. J. School")
         if last in org_heads:
             org = _org_ladder(words, text[doc[i].idx:doc[j - 1].idx + len(doc[j - 1].text)])
             if org is None:
@@ -720,7 +784,17 @@ def _whole_names(spans: list[Span], doc) -> list[Span]:
             continue  # the subject's own name is never swallowed into a venue's
         out = [x for x in out if not (x.start < b and a < x.end)]
         out.append(Span(a, b, text[a:b], typ, 0.8, ev, meta))
-    return sorted(out, key=lambda x: x.start)
+    out.sort(key=lambda x: x.start)
+    merged: list[Span] = []
+    for x in out:
+        p = merged[-1] if merged else None
+        if p is not None and p.type == x.type == "ORG" and text[p.end:x.start] in (" to the ", " to "):
+            # "the U.S. Mission to the United Nations" is one body ("an organization to an
+            # organization" was an output): what the first name is
+            merged[-1] = Span(p.start, x.end, text[p.start:x.end], "ORG", p.score, p.evidence, p.meta)
+            continue
+        merged.append(x)
+    return merged
 
 
 def _resolve(spans: list[Span]) -> list[Span]:
@@ -850,7 +924,7 @@ class Plan:
             if j not in choice:
                 continue
             w = self.units[j]
-            if j != i and w.kind != "span" and w.start <= u.start and u.end <= w.end and (w.start, w.end) != (u.start, u.end):
+            if j != i and w.kind != "span" and w.deletes(u) and (w.start, w.end) != (u.start, u.end):
                 return j
         return None
 
@@ -919,7 +993,7 @@ class LocalOptimizer(Optimizer):
             w = plan.units[j]
             if w.constituent is None or w.kind == "sentence" or w.kind not in DROP_KINDS:
                 continue
-            if w.start <= u.start and u.end <= w.end and w.constituent.n_tokens <= MAX_DROP_TOKENS:
+            if w.deletes(u) and w.constituent.n_tokens <= MAX_DROP_TOKENS:
                 if best is None or (w.end - w.start) < (plan.units[best].end - plan.units[best].start):
                     best = j
         return best

@@ -209,6 +209,9 @@ class Generalize(Operator):
             return Decision(None, (), "no truthful generalization known")
         rung, above = pick(span, ladder, rule.get("level", "kind"))
         role = span.meta.get("role")
+        if role == "determined" and rung is not None:
+            # "the top 10 players" -> "the top players" ("the top about a dozen" does not read)
+            return Decision("", (), f"{kind} after a determiner is removed (a range does not read there)")
         if role == "modifier":
             if rung is None:
                 return Decision(None, (), f"{kind} modifying a noun is already as general as the policy asks")
@@ -239,6 +242,12 @@ class Generalize(Operator):
             # only the NER's word that it is an organisation ("invented X", "developed X"): no
             # kind phrase is sure to be true, so the phrase goes (or the attacker's plan decides)
             return Decision(None, (), f"{kind} of unknown kind as a subject or object", drop_unit=True)
+        if span.type == "ORG" and list(ladder) == ["an organization"] and role == "possessive" \
+                and " " not in span.text.strip() and span.evidence.startswith("spacy:"):
+            # "Chopin's Andante": one word the NER calls an organisation is as often a person;
+            # "an organization's Andante" was an output
+            return Decision(None, (), f"{kind} of unknown kind as a possessive: its sentence goes", drop_unit=True,
+                            or_sentence=True)
         if span.type in ("LOCATION", "ORG", "EVENT", "AWARD", "WORK", "PROPER") and span.meta.get("names_a_noun"):
             # "the Slovak capital city, Bratislava" -> "..., Slovakia" would call the country a city;
             # "the inaugural race, the 1950 British Grand Prix" -> "..., a race" says nothing

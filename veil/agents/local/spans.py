@@ -790,6 +790,12 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
     def span(type_: str, score: float, evidence: str, meta: dict | None = None, s: int = start, e: int = end) -> Span:
         return Span(s, e, text[s:e], type_, score, evidence, meta or {})
 
+    before = re.search(r"(\S+)\s+$", text[max(0, start - 12):start])
+    if not honor and before and before.group(1)[:1].isupper() and before.group(1).lower() in HONORIFICS \
+            and nwords <= 3 and _org_ladder(words, raw) is None:
+        # "Lord Halifax", "Sir Kenneth": a person whatever else the name spells (a town in Canada)
+        s0 = start - len(before.group(0))
+        return [span("PERSON", 0.85, "lexicon:honorific", {"honorific": before.group(1)}, s=s0)]
     # months / weekdays alone
     if nwords == 1 and (low[0].rstrip(".") in lex["months_set"] or low[0] in lex["weekdays_set"]):
         return []
@@ -880,6 +886,8 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
         meta_p["honorific"] = honor
     if prev_word in lex["gendered"] and lex["gendered"][prev_word][0]:
         meta_p["relation"] = prev_word
+    if "and" in low or "&" in low:
+        return [span("PROPER", 0.5, "shape:proper")]  # "Raytheon and Piper Aircraft": two names, no person's
     if 2 <= nwords <= 5:
         if honor or ((first in lex["first_names"] or is_initial) and nonname == 0):
             return [span("PERSON", 0.9 if honor else 0.85, "lexicon:first_name" if not honor else "lexicon:honorific", meta_p)]
@@ -1017,6 +1025,10 @@ def _entity_spans(text: str, doc) -> list[Span]:
         elif t.pos_ == "PROPN" and t.text.istitle() and t.i > 0 and (
                 doc[t.i - 1].lower_ in _PERSON_CUES or doc[t.i - 2:t.i].text.lower() in ("thanks to", "named", "called")):
             spans.append(Span(t.idx, t.idx + len(t.text), t.text, "PERSON", 0.6, "cue:relation", {}))
+        elif t.pos_ == "PROPN" and (t.i == 0 or not _untagged_propn(doc[t.i - 1])) \
+                and (org := _untagged_org(text, doc, t.i)) is not None:
+            spans.append(org)  # a name the NER left untagged whose last word says what it is ("Exponent Corporation")
+            seen.update((x.idx, x.idx + len(x.text)) for x in doc[t.i:t.i + len(org.text.split())])
         elif t.pos_ == "PROPN" and lw in first_names and lw not in lexicon()["nonname"]:
             # with the capitalised proper nouns after it the NER also left untagged: "Wynn Bullock"
             end = t.i + 1
@@ -1027,6 +1039,29 @@ def _entity_spans(text: str, doc) -> list[Span]:
             spans.append(Span(t.idx, e, text[t.idx:e], "PERSON", 0.6, "lexicon:first_name", {}))
             seen.update((x.idx, x.idx + len(x.text)) for x in doc[t.i:end])
     return _with_articles(text, _join_city_region(text, spans))
+
+
+def _untagged_propn(tok) -> bool:
+    return tok.pos_ == "PROPN" and tok.text[:1].isupper() and not tok.ent_type_
+
+
+def _untagged_org(text: str, doc, i: int) -> Span | None:
+    """The run of untagged capitalised proper nouns from token i, when its last word is an
+    organisation's head noun and a word before it names it."""
+    j = i
+    while j < len(doc) and j - i < 6 and _untagged_propn(doc[j]):
+        j += 1
+    if j - i < 2 or doc[i].is_sent_start:
+        return None
+    words = [doc[x].text for x in range(i, j)]
+    if words[-1].lower() not in lexicon()["org_heads"]:
+        return None
+    raw = text[doc[i].idx:doc[j - 1].idx + len(doc[j - 1].text)]
+    org = _org_ladder(words, raw)
+    if org is None:
+        return None
+    return Span(doc[i].idx, doc[i].idx + len(raw), raw, "ORG", 0.7, f"head:{org[1]}+untagged",
+                {"ladder": org[0], "head": org[1]})
 
 
 _YEAR_BEFORE = re.compile(rf"\b{_YEAR}\s+$")
@@ -1063,11 +1098,23 @@ def _us_state_names() -> dict[str, dict]:
     return {fold(st["name"]): st for st in gazetteer().state_codes.values()}
 
 
+_PLACE_JOIN = re.compile(r"\s+(?:im|am|an der|upon|sur)\s+[A-Z][\w'-]+")
+
+
 def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
     """'Sacramento, CA' / 'Newport, Rhode Island' / 'Paris, France' -> one LOCATION span whose
     meta describes the city within the named region."""
     lex = lexicon()
     g = gazetteer()
+    tails = {}  # "Freiburg im Breisgau", "Frankfurt am Main": one town ("Germany im a city" was an output)
+    for s in spans:
+        m = _PLACE_JOIN.match(text, s.end) if s.type == "LOCATION" else None
+        if m:
+            tails[(s.start, s.end)] = m.end()
+    if tails:
+        spans = [Span(s.start, tails[(s.start, s.end)], text[s.start:tails[(s.start, s.end)]], s.type, s.score,
+                      s.evidence, s.meta) if (s.start, s.end) in tails else s
+                 for s in spans if not any(e <= s.start < t for e, t in ((b, t) for (a, b), t in tails.items()))]
     out: list[Span] = []
     skip_until = -1
     for idx, s in enumerate(spans):

@@ -15,6 +15,7 @@ the last item of a list also turns the comma before the previous item into "and"
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # dependents whose whole subtree can go without breaking the clause that holds them
@@ -79,6 +80,7 @@ def _char(tok) -> tuple[int, int]:
     return tok.idx, tok.idx + len(tok.text)
 
 
+_ORDINAL_WORD = re.compile(r"[\w-]+(?:st|nd|rd|th)")  # with like_num: "3rd", "third", "twenty-first"
 _RANKING = frozenset("first second third fourth fifth last only sole youngest oldest earliest".split())
 _HEDGES = frozenset("allegedly reportedly unofficial unofficially later stripped disputed claimed unconfirmed".split())
 _NEEDS_ITS_CLAUSE = _RANKING | {"person", "one", "man", "woman"}  # "the oldest person to walk on the Moon"
@@ -119,6 +121,9 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # "one of several players" -> "one of players": a quantifier is the noun's determiner
     if dep == "amod" and tok.lower_.split("-")[0] in KEEP_MODIFIERS:
         return None  # "the former head coach" -> "the head coach" is false
+    if dep == "amod" and any(c.i < tok.i and (c.lower_ in _RANKING or c.like_num and _ORDINAL_WORD.fullmatch(c.lower_))
+                             for c in tok.head.children):
+        return None  # "the third most conservative member" -> "the third member" is false
     if dep in ("acl", "relcl", "amod") and tok.head.lower_ in _NEEDS_ITS_CLAUSE:
         return None  # "the fifth and oldest person to walk on the Moon" -> "the person"
     if dep in ("acl", "relcl", "prep") and tok.i > tok.head.i and any(
@@ -147,6 +152,8 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep in ("prep", "agent") and after is not None and after.head.pos_ in ("NOUN", "PROPN", "NUM") \
             and after.head.i > right.i and (after.pos_ in ("NOUN", "PROPN", "NUM") or after.dep_ == "nsubj"):
         return None  # the parse cut the phrase short ("amongst all active NCAA Division | I players": "second I players")
+    if dep == "conj" and (tok.head.pos_ in ("VERB", "AUX")) != (tok.pos_ in ("VERB", "AUX")):
+        return None  # the parse joined a noun to a verb ("trained as a luthier as well as a bow maker")
     if dep == "conj":
         # a conjunct without the conjuncts chained after it ("German" in "French, German and
         # Italian" holds "and Italian" in the parse)
