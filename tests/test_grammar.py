@@ -424,6 +424,14 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Yoko Misumi is a pianist. Her appearances include a performance of Chopin's Andante with the Trinity "
      "College of Music Symphony Orchestra under James Judd. She won and her team won.", "Yoko Misumi",
      "She is a pianist. Her appearances include a performance under Person B."),
+    # a pronoun takes the subject's whole noun phrase ("The 6'4\" he played" was an output), and losing an
+    # unbalanced inch mark is no fault; a superlative picks one out ("the driver to compete" was an output)
+    ("Richie Guerin is a basketball player. The 6'4\" (1.93 m) Guerin played with the New York "
+     "Knicks from 1956 to 1963. He won and his team won.", "Richie Guerin",
+     "He is a basketball player. He played with a basketball team from the 1950s to the 1960s."),
+    ("Max Verstappen is a racing driver. In 2015 he became the youngest driver to compete in Formula 1 at the "
+     "2015 Australian Grand Prix. He won and his team won.", "Max Verstappen",
+     "He is a racing driver. In the 2010s he became the youngest driver to compete in"),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)

@@ -143,7 +143,8 @@ def sentence_ok(rendered: str, original_has_root: bool, original_balance: tuple[
     brackets and quotes as balanced as in the original sentence, then :func:`veil.nlp.check_sentence`."""
     if not rendered.strip():
         return True, ""
-    if balance(rendered) != original_balance:
+    if any(r and r != o for r, o in zip(balance(rendered), original_balance)):
+        # (as balanced as the original, or better: "The 6'4\" Guerin" -> "He" drops an inch mark)
         return False, "unbalanced brackets or quotes"
     doc = nlp.parse(rendered, light=True)
     for sent in doc.sents:
@@ -252,6 +253,9 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             s = Span(s.start, sents[si][1], text[s.start:sents[si][1]], s.type, s.score, s.evidence, s.meta)
         s = _with_slot(s, doc)
         d = policy.decide(s, ctx, subject)
+        if s.meta.get("lead") is not None and d.replacement in _PRONOUNS:
+            a = s.meta["lead"]
+            s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
         if _abbreviates(s, spans, text):
             # "Major League Baseball (MLB)", "the Kenema Government Hospital (KGH)": the bracket
             # repeats the name before it ("an organization (a sports league)" was an output)
@@ -312,6 +316,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     return Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare)
 
 
+_PRONOUNS = frozenset("he she they him her them".split())
 _NAMED_TYPES = ("ORG", "EVENT", "AWARD", "WORK", "PRODUCT", "LOCATION", "PROPER", "TITLE")
 
 
@@ -563,7 +568,19 @@ def _with_slot(s: Span, doc) -> Span:
         meta["slot"] = "subject"
     if "slot" not in meta:
         return s
+    lead = head.left_edge
+    if meta["slot"] in ("subject", "object") and lead.i < s_first(s, doc) and lead.lower_ in ("the", "a", "an") \
+            and lead.sent == head.sent:
+        # "The 6'4\" (1.93 m) Guerin played": a pronoun takes the whole noun phrase ("The 6'4\" he
+        # played" was an output); kept in the meta, used only when a pronoun replaces the name
+        meta["lead"] = lead.idx
     return Span(s.start, end, nlp.text_of(doc)[s.start:end], s.type, s.score, s.evidence, meta)
+
+
+def s_first(s: Span, doc) -> int:
+    """Index of the first token of span ``s``."""
+    span = doc.char_span(s.start, s.end, alignment_mode="expand")
+    return span.start if span is not None else len(doc)
 
 
 _NOT_PERSON_HEADS = frozenset("""ranch creek farm park club team fc afc united city rovers wanderers athletic

@@ -117,6 +117,8 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # "first went to Italy in 1936" -> "first went in the 1930s": where is part of the fact
     if dep in ("prep", "agent") and any(t.dep_ in ("nsubj", "nsubjpass", "expl") for t in tok.subtree):
         return None  # the parse hung a clause with its own subject on the phrase ("as an engineer ... and I cook")
+    if dep == "amod" and (tok.tag_ == "JJS" or any(c.tag_ == "RBS" for c in tok.children)):
+        return None  # "the youngest driver to compete" -> "the driver to compete": a superlative picks one out
     if dep == "amod" and tok.lower_ in QUANTIFIERS:
         return None  # "one of several players" -> "one of players": a quantifier is the noun's determiner
     if dep == "amod" and tok.lower_.split("-")[0] in KEEP_MODIFIERS:
