@@ -432,6 +432,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Max Verstappen is a racing driver. In 2015 he became the youngest driver to compete in Formula 1 at the "
      "2015 Australian Grand Prix. He won and his team won.", "Max Verstappen",
      "He is a racing driver. In the 2010s he became the youngest driver to compete in"),
+    # another name of the subject goes whole with its variants, and then the life dates after the pronoun
+    ("Georges Meyer-Darcis, full name Georg Gottlieb August Meyer-Darcis (or Meyer Darcis) (12 September 1860 in "
+     "Wohlen – 3 January 1913 in Florence) was a Swiss botanist. He collected insects and his collection was sold.",
+     "Georges Meyer-Darcis", "He was a Swiss botanist. He collected insects"),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)
@@ -576,6 +580,7 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("He played for a basketball team, a basketball team and a basketball team.", "He played for three basketball teams."),
     ("Venues such as a gallery, an organization, an organization and an organization.",
      "Venues such as a gallery, and three organizations."),
+    ("He , is a former punter.", "He is a former punter."),  # "Kinzer, (born 1963), is" ("He, is" was an output)
 ])
 def test_tidy_mends_what_generalization_leaves(rendered, expected):
     """What rung-by-rung replacement leaves behind reads as one writer would put it; tidy never

@@ -101,7 +101,7 @@ def _fronted_period(s: str) -> str:
 
 
 # "He, was a painter": what a name's bracket leaves after its comma once both went
-_PRONOUN_COMMA = re.compile(r"^(He|She|They|It),\s+(is|was|are|were|has|had|became)\b")
+_PRONOUN_COMMA = re.compile(r"^(He|She|They|It),\s+(is|was|are|were|has|had|became)\b", re.I)
 
 
 def tidy(sentence: str) -> str:
@@ -117,7 +117,6 @@ def tidy(sentence: str) -> str:
     s = _ON_PERIOD.sub(lambda m: ("In " if m.group(1) == "O" else "in ") + m.group(2), s)
     s = re.sub(r",\s*\)", ")", s)
     s = re.sub(r"\)(?=[^\W\d_])", ") ", s)  # "(born in the 1960s in California)is"
-    s = _PRONOUN_COMMA.sub(r"\1 \2", s)
     s = _fronted_period(s)
     s = re.sub(r"([“(])\s+", r"\1", s)
     s = _OPEN_PAREN_SPACE.sub("(", s)
@@ -125,6 +124,7 @@ def tidy(sentence: str) -> str:
     s = _DOUBLE_PUNCT.sub(lambda m: m.group(2) if m.group(2) in ".!?" else m.group(1), s)
     s = s.strip()
     s = re.sub(r"^[,;:]\s*", "", s)
+    s = _PRONOUN_COMMA.sub(r"\1 \2", s)  # (after the space before a comma is gone: "He , is")
     if s[:1].islower():
         s = s[0].upper() + s[1:]
     return s
@@ -240,7 +240,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     # a --deny term (or a true attribute) wins over any wider span that holds it ("the Windy City,
     # Wellington" kept "Wellington" as part of a city-and-region span the policy left alone)
     spans = [s for s in spans if not any(s.start < d.end and d.start < s.end for d in denied)] + denied
-    spans += _nicknamed_names(text) if english else []
+    spans += _nicknamed_names(text) + _aliases(text) if english else []
     spans = _resolve(_join_name_pieces([_close_bracket(s, text) for s in spans], text))
     spans = _whole_names(spans, doc) if english else spans
     subject = subject_info(text, task.name, spans, task.label)
@@ -488,6 +488,8 @@ def _with_modifier_tail(s: Span, doc) -> Span:
 def _with_slot(s: Span, doc) -> Span:
     """The span's role (:func:`role_of`), and where a person's name stands: subject, object or
     possessive (what a pronoun must fit)."""
+    if s.meta.get("alias"):
+        return s  # (", full name X": goes whole, whatever the parse made of it)
     s = _with_compounds(s, doc)
     role = role_of(s, doc)
     if role == "modifier":
@@ -655,6 +657,19 @@ def _nicknamed_names(text: str) -> list[Span]:
     """Names written with a nickname (literal.NICKNAMED): the NER cuts them into pieces
     ('\"Person TH\" he (1910–1990)' was an output)."""
     return [Span(m.start(), m.end(), m.group(0), "PERSON", 0.8, "shape:nickname", {}) for m in NICKNAMED.finditer(text)]
+
+
+_ALIAS = re.compile(r",[ \t]+(?:full name|real name|birth name|née|nee|also known as|a\.k\.a\.)[ \t]+"
+                    r"[A-Z][\w'’.-]*(?:[ \t]+(?:[A-Z][\w'’.-]*|de|van|von|der|la|le|y|da|di|du))*"
+                    r"(?:[ \t]+\(or[ \t]+[A-Z][^()]{0,40}\))?(?=[ \t]*[(,]|[ \t]+(?:was|is)\b)")
+
+
+def _aliases(text: str) -> list[Span]:
+    """", full name Georg Gottlieb August Meyer-Darcis (or Meyer Darcis)": another name of the
+    person, with its comma and its variants; it goes whole ("He, full name Person B August Person A
+    (or Person C)" was an output)."""
+    return [Span(m.start(), m.end(), m.group(0), "PERSON", 0.9, "shape:alias", {"birth_name": "comma", "alias": True})
+            for m in _ALIAS.finditer(text)]
 
 
 _NAME_TAIL = re.compile(r"(?:[ \t]+[A-Z][^\W\d_][\w'’-]*){1,2}(?=[ \t]*\(|,[ \t]|[ \t]+(?:is|was)[ \t])")
@@ -1085,8 +1100,13 @@ class LocalOptimizer(Optimizer):
                 continue
             for j in plan.analysis.by_sentence(u.sentence):
                 w = plan.units[j]
+                gap = text[u.end:w.start]
+                for k, rep in plan.choice.items():  # (an alias deleted between: ", full name X (or Y)")
+                    x = plan.units[k]
+                    if rep == "" and u.end <= x.start and x.end <= w.start:
+                        gap = gap.replace(text[x.start:x.end], "")
                 if w.kind == "parenthetical" and text[w.start:w.start + 1] == "(" and re.search(r"\d", w.text) \
-                        and text[u.end:w.start].strip() in ("", ",") \
+                        and gap.strip() in ("", ",") \
                         and j not in plan.choice:
                     plan.try_choose(j, "", "life dates after the subject's pronoun: the bracket goes")
                     break
