@@ -637,6 +637,9 @@ def test_attributes_profile_removes_stated_values_keeps_the_rest_and_certifies_n
     ("He, as both a driver, had an influence.", False),
     ("He was both a driver and a manager.", True),
     ("Both men left the club.", True),
+    # Massachusetts, then Ohio, both raised to the continent: a move to where it started is false
+    ("Born in North America, he moved to North America.", False),
+    ("Born in Massachusetts, he moved to Ohio in the 1810s.", True),
 ])
 def test_edited_sentences_keep_a_complement_and_both_items(sentence, ok):
     from veil.agents.local.optimizer import sentence_ok

@@ -86,6 +86,9 @@ def test_a_town_with_im_or_am_is_one_place_and_a_lord_is_a_person():
     from veil import nlp
 
     assert "She was born in Freiburg im Breisgau, Germany." in nlp.sentences(text)
+    # a state that ends the sentence is no abbreviation like "Tex." ("Kendal" stayed a town in England)
+    kendal = by_text(find_spans("He taught school for several years in Kendal, Ohio."))["Kendal, Ohio"]
+    assert kendal.meta["admin1"] == "Ohio" and kendal.meta["country_code"] == "US"
 
 
 def test_orgs_awards_events_titles(spans):

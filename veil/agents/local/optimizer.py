@@ -130,6 +130,12 @@ def tidy(sentence: str) -> str:
     return s
 
 
+# "Born in North America, he moved to North America" (Massachusetts, then Ohio, both raised to
+# the continent) says a false thing no single rung does: a move needs two places that differ
+_SAME_MOVE = re.compile(r"\b(?:[Bb]orn|raised|grew up|lived|living|based) in ((?:the )?[A-Z][\w-]*(?: [A-Z][\w-]*)*)"
+                        r"\b[^.;]*?\b(?:moved|relocated|emigrated|immigrated|returned|went|came) to \1\b")
+
+
 def balance(text: str) -> tuple[int, int, int]:
     """Open brackets and the parity of straight and curly quotes: what an edit must not change
     ("the family of Person A) Person B", "a tennis player, \" from Europe")."""
@@ -146,6 +152,8 @@ def sentence_ok(rendered: str, original_has_root: bool, original_balance: tuple[
     if any(r and r != o for r, o in zip(balance(rendered), original_balance)):
         # (as balanced as the original, or better: "The 6'4\" Guerin" -> "He" drops an inch mark)
         return False, "unbalanced brackets or quotes"
+    if _SAME_MOVE.search(rendered):
+        return False, "a move to the place it started from"
     doc = nlp.parse(rendered, light=True)
     for sent in doc.sents:
         c = nlp.check_sentence(sent, original_ok=not original_has_root, bare_ok=original_bare)

@@ -1129,8 +1129,9 @@ def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
             m = RE_CITY_REGION.match(text, s.end)
             if m:
                 region = re.split(r"\.\s", m.group("r"))[0].strip()  # not across a sentence end
-                if region.endswith(".") and not re.fullmatch(r"(?:[A-Z]\.){2,3}|D\.C\.|[A-Z][a-z]{1,3}\.", region):
-                    region = region[:-1]  # "Hebron, New York." ends the sentence, not the name
+                if region.endswith(".") and (not re.fullmatch(r"(?:[A-Z]\.){2,3}|D\.C\.|[A-Z][a-z]{1,3}\.", region)
+                                             or fold(region[:-1]) in _us_state_names()):
+                    region = region[:-1]  # "Hebron, New York." ends the sentence, not the name ("Ohio." is no "Tex.")
                 rinfo = None
                 if region in g.state_codes:
                     st = g.state_codes[region]
