@@ -580,7 +580,10 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("He played for a basketball team, a basketball team and a basketball team.", "He played for three basketball teams."),
     ("Venues such as a gallery, an organization, an organization and an organization.",
      "Venues such as a gallery, and three organizations."),
-    ("He , is a former punter.", "He is a former punter."),  # "Kinzer, (born 1963), is" ("He, is" was an output)
+    ("He , is a former punter.", "He is a former punter."),
+    ("He died in the early hours of the 2010s.", "He died in the 2010s."),
+    ("He won a competition in the 2000s, in the early 21st century, in the 2010s.",
+     "He won a competition in the 2000s, the early 21st century and the 2010s."),  # "Kinzer, (born 1963), is" ("He, is" was an output)
 ])
 def test_tidy_mends_what_generalization_leaves(rendered, expected):
     """What rung-by-rung replacement leaves behind reads as one writer would put it; tidy never

@@ -89,6 +89,12 @@ def test_a_town_with_im_or_am_is_one_place_and_a_lord_is_a_person():
     # a state that ends the sentence is no abbreviation like "Tex." ("Kendal" stayed a town in England)
     kendal = by_text(find_spans("He taught school for several years in Kendal, Ohio."))["Kendal, Ohio"]
     assert kendal.meta["admin1"] == "Ohio" and kendal.meta["country_code"] == "US"
+    # "Albany, Georgia" is not the Albany of New York ("he established his practice in New York" was an output)
+    albany = by_text(find_spans("He established his practice in Albany, Georgia in 1950."))["Albany, Georgia"]
+    assert albany.meta["admin1"] == "Georgia" and "geonameid" not in albany.meta
+    # a win "by TKO" names no organisation; "Roland Garros" is the tournament, not a person
+    t = by_text(find_spans("He defeated John Smith by TKO. She won at Roland Garros in 1990."))
+    assert "TKO" not in t and t["Roland Garros"].type == "EVENT"
 
 
 def test_orgs_awards_events_titles(spans):

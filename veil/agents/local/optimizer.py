@@ -68,6 +68,18 @@ _SAME_PERIOD = re.compile(rf"\b((?:in )?the (?:early |mid-|late )?{_PERIOD})((?:
 _SAME_PLACE = re.compile(r"\b([A-Z][\w.]*(?: [A-Z][\w.]*){0,2})(?:, \1\b)+")
 _LATE_THE = re.compile(rf"\b(early|mid|late)[- ]the ({_PERIOD})")  # "in late the 2000s" -> "in the late 2000s"
 _ON_PERIOD = re.compile(rf"\b([Oo])n (the (?:early |mid-|late )?{_PERIOD})")  # "On the 2010s" -> "In the 2010s"
+# "in the early hours of the 2010s" (of 13 March 2011): a time of day says nothing of a decade
+_HOURS_OF = re.compile(rf"\b(?:([IiOo])n )?the (?:early |late |small )?(?:hours|morning|evening|night|afternoon|day|eve) "
+                       rf"of (the (?:early |mid-|late )?{_PERIOD})")
+# "in the 2000s, in the 2010s" (in 2005 and 2011): one list of periods
+_PERIOD_LIST = re.compile(rf"\b([Ii]n the (?:early |mid-|late )?{_PERIOD})((?:, in the (?:early |mid-|late )?{_PERIOD})+)\b")
+
+
+def _period_list(m: re.Match) -> str:
+    items = [m.group(1)] + [x.strip()[3:] for x in m.group(2).split(",") if x.strip()]
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
 # "from the 1850s to the 1850s" -> "in the 1850s": a range whose ends generalized to one period
 _EMPTY_RANGE = re.compile(rf"\b(from|between|From|Between) (the (?:early |mid-|late )?{_PERIOD}) (?:to|until|till|and) \2")
 _MALE = re.compile(r"\b(?:he|him|his|himself)\b", re.I)
@@ -115,6 +127,8 @@ def tidy(sentence: str) -> str:
     s = _EMPTY_RANGE.sub(lambda m: ("In " if m.group(1)[0].isupper() else "in ") + m.group(2), s)
     s = _LATE_THE.sub(lambda m: f"the {m.group(1)}{'-' if m.group(1) == 'mid' else ' '}{m.group(2)}", s)
     s = _ON_PERIOD.sub(lambda m: ("In " if m.group(1) == "O" else "in ") + m.group(2), s)
+    s = _HOURS_OF.sub(lambda m: ("In " if (m.group(1) or "i").isupper() else "in ") + m.group(2), s)
+    s = _PERIOD_LIST.sub(_period_list, s)
     s = re.sub(r",\s*\)", ")", s)
     s = re.sub(r"\)(?=[^\W\d_])", ") ", s)  # "(born in the 1960s in California)is"
     s = _fronted_period(s)

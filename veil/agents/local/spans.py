@@ -959,6 +959,8 @@ def _entity_spans(text: str, doc) -> list[Span]:
     for rnd in range(2):  # pass 1 finds full names, pass 2 resolves their parts ("Fishback")
         spans = []
         for i, j, label in ents:
+            if j - i == 1 and toks[i].text in lexicon()["not_acronyms_set"]:
+                continue  # "won by TKO": no organisation ("by an organization" was an output)
             typed = _classify(text, toks, i, j, person_tokens) if any(
                 toks[x].text[:1].isupper() for x in range(i, j)) else []
             if label == "PERSON" and typed and typed[0].type in ("AWARD", "EVENT", "TITLE") and j - i > 1 \
@@ -1161,7 +1163,9 @@ def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
                     meta = {"kind": "city", "name": s.text, "country_code": rinfo.get("country_code"),
                             "admin1": rinfo.get("admin1") if rinfo["kind"] == "admin1" else None,
                             "continent": rinfo.get("continent"), "region_given": True}
-                    if cinfo and cinfo.get("kind") == "city" and cinfo.get("country_code") == meta["country_code"]:
+                    if cinfo and cinfo.get("kind") == "city" and cinfo.get("country_code") == meta["country_code"] \
+                            and (rinfo["kind"] != "admin1" or cinfo.get("admin1") in (None, rinfo.get("admin1"))):
+                        # (not the Albany of New York for "Albany, Georgia")
                         meta["geonameid"] = cinfo.get("geonameid")
                     if rinfo["kind"] == "country":
                         meta["admin1"] = None
