@@ -436,6 +436,12 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Georges Meyer-Darcis, full name Georg Gottlieb August Meyer-Darcis (or Meyer Darcis) (12 September 1860 in "
      "Wohlen – 3 January 1913 in Florence) was a Swiss botanist. He collected insects and his collection was sold.",
      "Georges Meyer-Darcis", "He was a Swiss botanist. He collected insects"),
+    # a clause set off by a comma is no complement ("He participated, scoring a point" was an output); a
+    # degree written "M.S." is no organisation ("his doctorate and an organization" was an output)
+    ("John Love was a racing driver. He participated in the 1961 Rand Grand Prix, scoring a championship point. "
+     "He received his doctorate in 1964 and an M.S. in 1960. He won and his team won.", "John Love",
+     "He was a racing driver. He participated in a race, scoring a championship point. He received his "
+     "doctorate in the 1960s and an M.S. in the 1960s."),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)
@@ -582,6 +588,7 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
      "Venues such as a gallery, and three organizations."),
     ("He , is a former punter.", "He is a former punter."),
     ("He died in the early hours of the 2010s.", "He died in the 2010s."),
+    ("He won a race in the The Netherlands.", "He won a race in the Netherlands."),
     ("He won a competition in the 2000s, in the early 21st century, in the 2010s.",
      "He won a competition in the 2000s, the early 21st century and the 2010s."),  # "Kinzer, (born 1963), is" ("He, is" was an output)
 ])

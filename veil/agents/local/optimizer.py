@@ -129,6 +129,7 @@ def tidy(sentence: str) -> str:
     s = _ON_PERIOD.sub(lambda m: ("In " if m.group(1) == "O" else "in ") + m.group(2), s)
     s = _HOURS_OF.sub(lambda m: ("In " if (m.group(1) or "i").isupper() else "in ") + m.group(2), s)
     s = _PERIOD_LIST.sub(_period_list, s)
+    s = re.sub(r"\b([Tt]he) The(?= [A-Z])", r"\1", s)  # "in the The Netherlands"
     s = re.sub(r",\s*\)", ")", s)
     s = re.sub(r"\)(?=[^\W\d_])", ") ", s)  # "(born in the 1960s in California)is"
     s = _fronted_period(s)

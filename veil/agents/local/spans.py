@@ -762,6 +762,11 @@ def _acronym(tok: str) -> bool:
             and core not in lexicon()["not_acronyms_set"])
 
 
+# titles and degrees that are one word ("his doctorate in 1964 and an M.S." read as an organisation;
+# never "MS" or "BA" alone: a disease, an airline)
+_ONE_WORD_TITLES = frozenset("phd ph.d. mfa mba grandmaster m.s. m.a. msc m.sc. b.s. b.a. bsc b.sc. ll.b. ll.m. j.d.".split())
+
+
 def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[str, set[int]]) -> list[Span]:
     """Type one chunk (possibly split into a nationality + the rest)."""
     lex = lexicon()
@@ -808,7 +813,7 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
         # "French Davis Cup" handled above; "American Book Award" stays whole
         return [span("AWARD", 0.85, "lexicon:award", {"ladder": ladder})]
     ladder = _lookup_phrase("titles", folded)
-    if ladder and (nwords > 1 or low[0] in ("phd", "ph.d.", "mfa", "mba", "grandmaster")):
+    if ladder and (nwords > 1 or low[0] in _ONE_WORD_TITLES):
         return [span("TITLE", 0.8, "lexicon:title", {"ladder": ladder})]
     # places: the whole chunk, or "Northern California"
     info = None

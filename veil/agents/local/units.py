@@ -105,7 +105,11 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "npadvmod" and right.i - left.i + 1 > 6:
         return None
     if dep in ("prep", "agent") and tok.head.pos_ in ("VERB", "AUX") and tok.i > tok.head.i \
-            and not any(c.i > tok.head.i and c.i != tok.i and c.dep_ in _COMPLEMENTS for c in tok.head.children):
+            and not any(c.i > tok.head.i and c.i != tok.i and c.dep_ in _COMPLEMENTS
+                        and not (c.dep_ == "advcl" and c.left_edge.i > 0 and c.doc[c.left_edge.i - 1].text == ",")
+                        for c in tok.head.children):
+        # (a clause set off by a comma is no complement: "He participated in the 1961 Rand Grand Prix,
+        # scoring a point" -> "He participated, scoring a point" was an output)
         # a verb's only complement: "He graduated from the Institute" -> "He graduated.",
         # "Born in El Paso, he" -> "Born he", "get to the final" -> "get": the verb says nothing without it
         return None
