@@ -442,6 +442,11 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "He received his doctorate in 1964 and an M.S. in 1960. He won and his team won.", "John Love",
      "He was a racing driver. He participated in a race, scoring a championship point. He received his "
      "doctorate in the 1960s and an M.S. in the 1960s."),
+    # a name after "at" or "in" is a venue more often than a person ("at Person T" for Roland Garros, "Person
+    # EL in New Jersey" for a gallery were outputs): its phrase goes; a teacher "with" a name stays a person
+    ("Tom Hall is a painter. He has exhibited his paintings at Lisa Cooley in New York. He studied with John "
+     "Smith at the academy. He won and his team won.", "Tom Hall",
+     "He is a painter. He studied with Person "),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)

@@ -544,6 +544,9 @@ def _with_slot(s: Span, doc) -> Span:
     head, toks = _span_head(s, doc)
     if head is None:
         return s
+    if head.dep_ == "pobj" and head.head.lower_ in ("at", "in", "near", "inside", "outside", "within"):
+        # "won at Roland Garros", "exhibited at Lisa Cooley in New York": a venue, not a person
+        s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "venue": True})
     if role == "appositive" and toks[0].i > 0 and doc[toks[0].i - 1].text in (",", "(", "—", "–"):
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "set_off": True})
     nxt = doc[toks[-1].i + 1] if toks[-1].i + 1 < len(doc) else None

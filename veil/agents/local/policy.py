@@ -406,6 +406,11 @@ class Person(Operator):
             # "His twin brother, Mark Kelly, is": the apposition goes with its commas (a
             # pseudonym only where it cannot)
             return Decision(pseudo, (), "a person's name in apposition is removed", drop_unit=True)
+        if span.meta.get("venue") and not subject.is_subject(span) and not span.meta.get("honorific"):
+            # "at Person T" (Roland Garros), "Person EL in New Jersey" (a gallery): after "at" or
+            # "in" a name is a venue more often than a person; a pseudonym there invents one
+            return Decision(pseudo, (), "a name after 'at' or 'in' (a venue more often than a person): its phrase goes",
+                            drop_unit=True, or_sentence=True)
         if not subject.is_subject(span) and not confirmed_person(span, ctx) and slot_kind(span) == "a team" \
                 and " " in span.text.strip():
             # "plays for Blyth Spartans" (not "played for Ellington": one word may be a bandleader)
