@@ -286,6 +286,8 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                                     reason="an abbreviation of the name before it goes with its brackets")
         direct = s.type in policy.direct
         options = ([d.replacement] if d.replacement is not None else []) + list(d.ladder)
+        if s.type == "GENDERED" and s.text.lower() in ("himself", "herself"):
+            options = []  # "He appears as themselves" was an output: a reflexive follows its subject
         if s.type == "LOCATION" and s.meta.get("role") in ("locative", "born_place"):
             # "He served in a place" says nothing a reader wants: the phrase goes instead
             options = [o for o in options if o != "a place" or o == d.replacement]
