@@ -66,7 +66,9 @@ def _same_kind_list(m: re.Match) -> str:
 _SAME_PERIOD = re.compile(rf"\b((?:in )?the (?:early |mid-|late )?{_PERIOD})((?:, \1)*(?:,? and|,)? \1)\b")
 # "in Idaho, Idaho" once "Boise, Ada, Idaho" generalized town and county to their state
 _SAME_PLACE = re.compile(r"\b([A-Z][\w.]*(?: [A-Z][\w.]*){0,2})(?:, \1\b)+")
-_LATE_THE = re.compile(rf"\b(early|mid|late)[- ]the ({_PERIOD})")  # "in late the 2000s" -> "in the late 2000s"
+# "in late the 2010s" (of "in late 2012"): the qualifier was the year's, not the decade's ("the late
+# 2010s" was an output for 2012): it goes
+_LATE_THE = re.compile(rf"\b(early|mid|late)[- ]the ({_PERIOD})")
 _ON_PERIOD = re.compile(rf"\b([Oo])n (the (?:early |mid-|late )?{_PERIOD})")  # "On the 2010s" -> "In the 2010s"
 # "in the early hours of the 2010s" (of 13 March 2011): a time of day says nothing of a decade
 _HOURS_OF = re.compile(rf"\b(?:([IiOo])n )?the (?:early |late |small )?(?:hours|morning|evening|night|afternoon|day|eve) "
@@ -118,14 +120,16 @@ _PRONOUN_COMMA = re.compile(r"^(He|She|They|It),\s+(is|was|are|were|has|had|beca
 
 def tidy(sentence: str) -> str:
     """Whitespace and punctuation that deletions leave behind ("a , b" -> "a, b", "in ( )"),
-    and a capital at the sentence start. Never removes a word."""
+    and a capital at the sentence start. Removes only words that generalization left saying nothing
+    or something false: a period repeated, "late" of "late 2012" before "the 2010s", "the early
+    hours of" a decade; never a word that still carries a fact."""
     s = _WS.sub(" ", sentence)
     s = _BRACKET_RANGE.sub(lambda m: f"({m.group(1) or ''}{m.group(2)}–{m.group(3) or ''}{m.group(4)})", s)
     s = _SAME_PERIOD.sub(r"\1", s)
     s = _SAME_PLACE.sub(r"\1", s)
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _EMPTY_RANGE.sub(lambda m: ("In " if m.group(1)[0].isupper() else "in ") + m.group(2), s)
-    s = _LATE_THE.sub(lambda m: f"the {m.group(1)}{'-' if m.group(1) == 'mid' else ' '}{m.group(2)}", s)
+    s = _LATE_THE.sub(lambda m: f"the {m.group(2)}", s)
     s = _ON_PERIOD.sub(lambda m: ("In " if m.group(1) == "O" else "in ") + m.group(2), s)
     s = _HOURS_OF.sub(lambda m: ("In " if (m.group(1) or "i").isupper() else "in ") + m.group(2), s)
     s = _PERIOD_LIST.sub(_period_list, s)
