@@ -95,6 +95,10 @@ def test_a_town_with_im_or_am_is_one_place_and_a_lord_is_a_person():
     # a win "by TKO" names no organisation; "Roland Garros" is the tournament, not a person
     t = by_text(find_spans("He defeated John Smith by TKO. She won at Roland Garros in 1990."))
     assert "TKO" not in t and t["Roland Garros"].type == "EVENT"
+    # "the" belongs to "the Netherlands", not to "the Argentina national football team" ("represented South
+    # America football team" was an output)
+    t = by_text(find_spans("He represented the Argentina national football team and moved to the Netherlands."))
+    assert "Argentina" in t and "the Netherlands" in t
 
 
 def test_orgs_awards_events_titles(spans):

@@ -1076,13 +1076,22 @@ _DEGREE_AFTER = re.compile(r"\s+degree\b", re.I)
 _THE_BEFORE = re.compile(r"\b[Tt]he\s+$")
 
 
+def _takes_the(country: str) -> bool:
+    """A country's name written with "the" ("the Netherlands", "the USA", "the Czech Republic");
+    in "the Argentina national football team" the article is the team's."""
+    f = fold(country)
+    return (f.endswith("s") or country.replace(".", "").isupper() or " of " in f
+            or f.split()[0] in ("united", "republic", "democratic", "central", "dominican", "czech", "ivory", "soviet",
+                                "holy", "vatican", "gambia", "congo", "uk", "us"))
+
+
 def _with_articles(text: str, spans: list[Span]) -> list[Span]:
     """'the USA' (the article belongs to the name) and '1936 Summer Olympics' become one span."""
     out = []
     for s in spans:
         if s.type == "LOCATION" and s.meta.get("kind") == "country":
             m = _THE_BEFORE.search(text, max(0, s.start - 5), s.start)
-            if m:
+            if m and _takes_the(s.text):
                 s = Span(m.start(), s.end, text[m.start():s.end], s.type, s.score, s.evidence, s.meta)
         elif s.type == "TITLE":
             m = _DEGREE_AFTER.match(text, s.end)
