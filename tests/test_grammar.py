@@ -447,6 +447,12 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Tom Hall is a painter. He has exhibited his paintings at Lisa Cooley in New York. He studied with John "
      "Smith at the academy. He won and his team won.", "Tom Hall",
      "He is a painter. He studied with Person "),
+    # a work named after its noun becomes its noun ("Her work Parent" for "Mother and Child" was an output;
+    # titles of films and albums stayed), and a title's gendered words are the title's
+    ("Mary Hall was a painter. Her work Mother and Child was included in the book Women Painters of the World. "
+     "She co-starred in the film \"Killing Cinderella\". Her debut album Thriller sold well. Her mother was a "
+     "painter and her son sang.", "Mary Hall",
+     "She was a painter. Her work was included in a book. She co-starred in a film. Her debut album sold well."),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)

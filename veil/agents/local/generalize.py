@@ -38,7 +38,7 @@ from veil.agents.local.spans import HONORIFICS, NAME_TITLES, Span, fold, gazette
 GENERAL = {
     "PERSON": "a person", "DATE": "a date", "YEAR": "a year", "DECADE": "a decade", "AGE": "an adult",
     "NUMBER": "a number", "MONEY": "a sum of money", "LOCATION": "a place", "ORG": "an organization",
-    "TITLE": "a title", "AWARD": "an award", "EVENT": "an event",
+    "TITLE": "a title", "AWARD": "an award", "EVENT": "an event", "WORK": "a work", "PRODUCT": "a product",
 }
 PLACEHOLDERS = {"EMAIL": "[email]", "PHONE": "[phone]", "URL": "[url]", "ID": "[id]", "DENY": "[redacted]"}
 
@@ -539,7 +539,7 @@ def candidates(span: Span, *, ctx: GeneralizeContext | None = None) -> list[str]
         ladder = _location_ladder(span)
     elif t == "NATIONALITY":
         ladder = _nationality_ladder(span)
-    elif t in ("ORG", "AWARD", "EVENT", "TITLE"):
+    elif t in ("ORG", "AWARD", "EVENT", "TITLE", "WORK", "PRODUCT"):
         ladder = list(span.meta.get("ladder") or [GENERAL[t]])
         if ladder and ladder[-1] != GENERAL[t] and t == "ORG" and "head" not in span.meta:
             # (not after a head noun's ladder: a stadium or a cemetery is no organization)

@@ -290,8 +290,12 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                                     reason="an abbreviation of the name before it goes with its brackets")
         direct = s.type in policy.direct
         options = ([d.replacement] if d.replacement is not None else []) + list(d.ladder)
-        if s.type == "GENDERED" and s.text.lower() in ("himself", "herself"):
-            options = []  # "He appears as themselves" was an output: a reflexive follows its subject
+        if s.type == "GENDERED" and (s.text.lower() in ("himself", "herself") or (
+                s.text[:1].isupper() and text[sents[sentence_of(s.start)][0]:s.start].strip(" \"“'(")
+                and s.text.lower() not in ("he", "she", "his", "her", "him"))):
+            # "He appears as themselves" was an output: a reflexive follows its subject; a capitalised
+            # "Mother" inside a sentence is part of a title ("Her work Parent" for "Mother and Child")
+            options = []
         if s.type == "LOCATION" and s.meta.get("role") in ("locative", "born_place"):
             # "He served in a place" says nothing a reader wants: the phrase goes instead
             options = [o for o in options if o != "a place" or o == d.replacement]
@@ -523,6 +527,11 @@ def _with_slot(s: Span, doc) -> Span:
     role = role_of(s, doc)
     if role == "modifier":
         s = _with_modifier_tail(s, doc)
+        after = doc.char_span(s.end, len(nlp.text_of(doc)), alignment_mode="expand") if s.end < len(nlp.text_of(doc)) else None
+        if after is not None and len(after) and after[0].lower_ in ("and", "or", "&"):
+            # "a former Spanish World and Olympic points race champion": removed, the first of two
+            # coordinated modifiers leaves "a former and Olympic ... champion"
+            s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "coordinated": True})
     if role is not None:
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role": role})
     head, toks = _span_head(s, doc)

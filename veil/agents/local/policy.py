@@ -213,6 +213,8 @@ class Generalize(Operator):
             # "the top 10 players" -> "the top players" ("the top about a dozen" does not read)
             return Decision("", (), f"{kind} after a determiner is removed (a range does not read there)")
         if role == "modifier":
+            if span.meta.get("coordinated"):
+                return Decision(None, (), f"{kind} modifying a noun with another modifier after 'and': it stays")
             if rung is None:
                 return Decision(None, (), f"{kind} modifying a noun is already as general as the policy asks")
             return Decision("", (), f"{kind} modifying a noun is removed (a generalization there would name "
@@ -238,7 +240,8 @@ class Generalize(Operator):
             # "Motown" may be a label or a band), "graduated from SFAI"
             return Decision(slot, ("an organization",) if span.type == "ORG" else (),
                             f"{kind} after '{_governor(span)}' is {slot}")
-        if span.type == "ORG" and list(ladder) == ["an organization"] and role not in _ORG_SLOTS:
+        if (span.type, list(ladder)) in (("ORG", ["an organization"]), ("WORK", ["a work"]), ("PRODUCT", ["a product"])) \
+                and role not in _ORG_SLOTS:
             # only the NER's word that it is an organisation ("invented X", "developed X"): no
             # kind phrase is sure to be true, so the phrase goes (or the attacker's plan decides)
             return Decision(None, (), f"{kind} of unknown kind as a subject or object", drop_unit=True)

@@ -1237,11 +1237,60 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     candidates += _regex_spans(text)
     candidates += _entity_spans(text, doc)
     candidates += _gendered_spans(text)
+    candidates += _work_titles(text)
     # a direct identifier (contact, id, address, date of birth) wins over any span it overlaps
     direct = [s for s in candidates if s.type in DIRECT_TYPES]
     candidates = [s for s in candidates if s.type in DIRECT_TYPES
                   or not any(s.start < d.end and d.start < s.end for d in direct)]
     return tuple(resolve_overlaps(candidates))
+
+
+# a work named after its noun: "her work Mother and Child", "the book Women Painters of the World",
+# "the film \"Killing Cinderella\"", "his podcast Hindsight": the title names the work, the noun
+# says what it is; the noun (with "a" for "the") replaces both ("Her work Parent" was an output)
+_WORK_NOUNS = ("book|novel|album|film|movie|song|single|play|poem|painting|sculpture|series|show|podcast|"
+               "documentary|essay|opera|symphony|memoir|autobiography|biography|musical|sitcom|magazine|"
+               "newspaper|blog|column|collection|exhibition|exhibit|work|works")
+_TITLE_WORD = r"[A-Z0-9][\w'’-]*"
+_WORK_TITLE = re.compile(
+    rf"\b(?:(?P<det>[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Ii]ts|[Mm]y|[Oo]ur)\s+)?(?:[a-z-]+\s+)?(?P<noun>{_WORK_NOUNS})"
+    rf"\s+(?P<title>\\?[\"“][^\"”\n]{{1,80}}?\\?[\"”]|{_TITLE_WORD}(?:\s+(?:(?:and|of|the|a|an|in|on|for|to|with|&|from)\s+)*"
+    rf"{_TITLE_WORD})*)")
+
+
+def _work_titles(text: str) -> list[Span]:
+    from veil.agents.local.generalize import article_for  # (generalize imports this module)
+
+    lex = lexicon()
+    out = []
+    for m in _WORK_TITLE.finditer(text):
+        title = m.group("title").strip()
+        quoted = title[:1] in "\\\"“"
+        first = title.strip("\\\"“”").split()[0].lower() if title.strip("\\\"“”").split() else ""
+        if not first or not quoted and (first.rstrip(".") in lex["months_set"] or first in lex["weekdays_set"]
+                                        or first in _STOP):
+            continue  # "his work In 1990": no title
+        if m.group("noun") in ("work", "works") and not m.group("det"):
+            continue
+        det = m.group("det")
+        noun = m.group("noun")
+        start = m.start("det") if det else m.start("noun")
+        if det and det.lower() in ("the", "a", "an"):
+            rep = f"{article_for(noun)} {noun}" if det[0].islower() else f"{article_for(noun).capitalize()} {noun}"
+        elif det:
+            rep = f"{det} {noun}"
+        else:
+            start, rep = m.start("noun"), noun
+        # the words between the determiner and the noun stay ("his debut album X" -> "his debut album")
+        mid = text[m.end("det"):m.start("noun")].strip() if det else ""
+        if mid:
+            rep = f"{rep.split()[0]} {mid} {noun}" if det else rep
+            if det and det.lower() in ("the", "a", "an"):
+                rep = f"{article_for(mid).capitalize() if det[0].isupper() else article_for(mid)} {mid} {noun}"
+        end = m.end("title")
+        out.append(Span(start, end, text[start:end], "WORK", 0.8, "shape:work_title",
+                        {"ladder": [rep], "work_noun": noun}))
+    return out
 
 
 def deny_spans(text: str, deny: Iterable[str]) -> list[Span]:
