@@ -1270,8 +1270,8 @@ def _work_titles(text: str) -> list[Span]:
         if not first or not quoted and (first.rstrip(".") in lex["months_set"] or first in lex["weekdays_set"]
                                         or first in _STOP):
             continue  # "his work In 1990": no title
-        if m.group("noun") in ("work", "works") and not m.group("det"):
-            continue
+        if not m.group("det") and not quoted:
+            continue  # "to play Hamlet", "show Kennedy": a verb before its object, no work's name
         det = m.group("det")
         noun = m.group("noun")
         start = m.start("det") if det else m.start("noun")
