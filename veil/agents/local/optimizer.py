@@ -612,7 +612,7 @@ def _with_slot(s: Span, doc) -> Span:
     if "slot" not in meta:
         return s
     lead = head.left_edge
-    if meta["slot"] in ("subject", "object") and lead.i < s_first(s, doc) and lead.lower_ in ("the", "a", "an") \
+    if meta["slot"] in ("subject", "object") and lead.i < _first_token(s, doc) and lead.lower_ in ("the", "a", "an") \
             and lead.sent == head.sent:
         # "The 6'4\" (1.93 m) Guerin played": a pronoun takes the whole noun phrase ("The 6'4\" he
         # played" was an output); kept in the meta, used only when a pronoun replaces the name
@@ -620,7 +620,7 @@ def _with_slot(s: Span, doc) -> Span:
     return Span(s.start, end, nlp.text_of(doc)[s.start:end], s.type, s.score, s.evidence, meta)
 
 
-def s_first(s: Span, doc) -> int:
+def _first_token(s: Span, doc) -> int:
     """Index of the first token of span ``s``."""
     span = doc.char_span(s.start, s.end, alignment_mode="expand")
     return span.start if span is not None else len(doc)

@@ -1130,7 +1130,7 @@ def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
     if tails:
         spans = [Span(s.start, tails[(s.start, s.end)], text[s.start:tails[(s.start, s.end)]], s.type, s.score,
                       s.evidence, s.meta) if (s.start, s.end) in tails else s
-                 for s in spans if not any(e <= s.start < t for e, t in ((b, t) for (a, b), t in tails.items()))]
+                 for s in spans if not any(b <= s.start < t for (_, b), t in tails.items())]
     out: list[Span] = []
     skip_until = -1
     for idx, s in enumerate(spans):
