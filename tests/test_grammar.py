@@ -600,6 +600,7 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("He , is a former punter.", "He is a former punter."),
     ("He died in the early hours of the 2010s.", "He died in the 2010s."),
     ("He won a race in the The Netherlands.", "He won a race in the Netherlands."),
+    ("Starting as a comedian in California and California, he won.", "Starting as a comedian in California, he won."),
     ("He won a competition in the 2000s, in the early 21st century, in the 2010s.",
      "He won a competition in the 2000s, the early 21st century and the 2010s."),  # "Kinzer, (born 1963), is" ("He, is" was an output)
 ])

@@ -84,8 +84,7 @@ def _boundaries(doc):
             doc[tok.i + 1].is_sent_start = False  # 'as \"Mr. Fitz\", he trained': "Mr." ends no sentence
     for tok in doc[1:]:
         prev = tok.nbor(-1)
-        if tok.is_alpha and tok.is_lower and prev.is_alpha and prev.text.istitle() and prev.whitespace_ == " " \
-                and "\n" not in prev.whitespace_:
+        if tok.is_alpha and tok.is_lower and prev.is_alpha and prev.text.istitle() and prev.whitespace_ == " ":
             tok.is_sent_start = False  # "born in Freiburg | im Breisgau": no sentence starts in lower case after a name
     for m in NICKNAMED.finditer(text):
         span = doc.char_span(m.start(), m.end(), alignment_mode="expand")

@@ -40,7 +40,7 @@ from veil.agents.local.p_evaluator import LocalPrivacyEvaluator, rank_tokens
 from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, plural, load_policy
 from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import NAME_TITLES, Span, deny_spans, find_spans, fold
-from veil.agents.local.units import Constituent, constituents
+from veil.agents.local.units import Constituent, constituents, is_ordinal
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
 
@@ -64,8 +64,9 @@ def _same_kind_list(m: re.Match) -> str:
 
 # "In the 2000s and the 2000s" (2008 and 2009): one period
 _SAME_PERIOD = re.compile(rf"\b((?:in )?the (?:early |mid-|late )?{_PERIOD})((?:, \1)*(?:,? and|,)? \1)\b")
-# "in Idaho, Idaho" once "Boise, Ada, Idaho" generalized town and county to their state
-_SAME_PLACE = re.compile(r"\b([A-Z][\w.]*(?: [A-Z][\w.]*){0,2})(?:, \1\b)+")
+# "in Idaho, Idaho" once "Boise, Ada, Idaho" generalized town and county to their state, "in
+# California and California" once "San Francisco and Los Angeles" did
+_SAME_PLACE = re.compile(r"\b([A-Z][\w.]*(?: [A-Z][\w.]*){0,2})(?:(?:,| and|, and) \1\b)+")
 # "in late the 2010s" (of "in late 2012"): the qualifier was the year's, not the decade's ("the late
 # 2010s" was an output for 2012): it goes
 _LATE_THE = re.compile(rf"\b(early|mid|late)[- ]the ({_PERIOD})")
@@ -226,6 +227,18 @@ class Analysis:
     _by_sentence: list[list[int]] | None = field(default=None, repr=False)
     _rendered: dict[tuple, str] = field(default_factory=dict, repr=False)
 
+    def smallest_holder(self, i: int) -> int | None:
+        """The smallest removable unit (not a sentence) whose deletion takes unit i whole."""
+        u, best = self.units[i], None
+        for j in self.by_sentence(u.sentence):
+            w = self.units[j]
+            if w.constituent is None or w.kind == "sentence" or w.kind not in DROP_KINDS:
+                continue
+            if w.deletes(u) and w.constituent.n_tokens <= MAX_DROP_TOKENS:
+                if best is None or (w.end - w.start) < (self.units[best].end - self.units[best].start):
+                    best = j
+        return best
+
     def by_sentence(self, si: int) -> list[int]:
         """The units of sentence si, in unit order (plans look a sentence up, never scan every
         unit: long documents have tens of thousands)."""
@@ -335,18 +348,18 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         body = " ".join(text[p.start:p.end] for p in c.pieces)
         units.append(Unit(c.kind, c.start, c.end, c.sentence if c.kind != "sentence" else c.sentence, body,
                           constituent=c, tokens=list(_tokens_of(body))))
-    for u in units:
+    analysis = Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare)
+    for i, u in enumerate(units):
         if u.kind == "span" and u.drop_unit and u.policy is None and not u.or_sentence and u.span.type == "ORG" \
                 and (re.search(r"\s(?:and|&)\s", u.text) or "acronym" in u.span.evidence) and has_root[u.sentence] \
-                and not any(w.constituent is not None and w.kind in DROP_KINDS and w.sentence == u.sentence
-                            and w.constituent.n_tokens <= MAX_DROP_TOKENS and w.deletes(u) for w in units):
+                and analysis.smallest_holder(i) is None:
             # no removable phrase holds it ("..., Exponent Corporation, Raytheon and Piper Aircraft":
             # the NER's one organisation is two conjuncts of the parse; "ESPN selected him"): what the
             # NER or an acronym's shape says it is, rather than the name (never a one-word name the
             # NER calls an organisation: "succeeded Chamberlain" is a person)
             u.policy, u.options, u.drop_unit = "an organization", ["an organization"], False
             u.reason += "; no removable phrase holds it: what the NER says it is"
-    return Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare)
+    return analysis
 
 
 _PRONOUNS = frozenset("he she they him her them".split())
@@ -446,11 +459,9 @@ def role_of(s: Span, doc) -> str | None:
         return "born_place"  # "(born New York City)": a place without its preposition -> "(born in the United States)"
     if s.type in ("DATE", "DOB", "YEAR") and prev is not None and prev.lower_ in ("born", "died", "b.", "d."):
         return None  # "born 6 July 1973": a time adverbial whatever the parse says ("born in the 1970s")
-    if prev is not None and prev.dep_ in ("nummod", "quantmod") and prev.head.i >= first.i \
-            and not _ORDINAL.search(prev.text):
+    if prev is not None and prev.dep_ in ("nummod", "quantmod") and prev.head.i >= first.i and not is_ordinal(prev):
         return "counted"
-    if prev is not None and prev.like_num and prev.head.i in range(first.i, toks[-1].i + 1) \
-            and not _ORDINAL.search(prev.text):
+    if prev is not None and prev.like_num and prev.head.i in range(first.i, toks[-1].i + 1) and not is_ordinal(prev):
         return "counted"  # (an ordinal counts nothing: "the historic Eighty-ninth Congress")
     if any(c.dep_ == "nummod" and c.i < first.i for c in head.children):
         return "counted"  # "four consecutive Summer Olympics"
@@ -480,7 +491,7 @@ def _with_compounds(s: Span, doc) -> Span:
     while i > 0 and doc[i - 1].pos_ == "PROPN" and doc[i - 1].dep_ == "compound" and doc[i - 1].head.i >= toks[0].i \
             and doc[i - 1].ent_type_ not in ("PERSON", "GPE", "DATE"):
         i -= 1
-    if i > 0 and doc[i - 1].like_num and _ORDINAL.search(doc[i - 1].text) and doc[i - 1].head.i >= i:
+    if i > 0 and is_ordinal(doc[i - 1]) and doc[i - 1].head.i >= i:
         # an ordinal says which one ("the Eighty-ninth Congress", "the 61st Academy Awards")
         i -= 1
         while i >= 2 and doc[i - 1].text == "-" and not doc[i - 1].whitespace_ and not doc[i - 2].whitespace_ \
@@ -527,8 +538,8 @@ def _with_slot(s: Span, doc) -> Span:
     role = role_of(s, doc)
     if role == "modifier":
         s = _with_modifier_tail(s, doc)
-        after = doc.char_span(s.end, len(nlp.text_of(doc)), alignment_mode="expand") if s.end < len(nlp.text_of(doc)) else None
-        if after is not None and len(after) and after[0].lower_ in ("and", "or", "&"):
+        nxt = _token_range(s, doc)[1]
+        if nxt < len(doc) and doc[nxt].lower_ in ("and", "or", "&"):
             # "a former Spanish World and Olympic points race champion": removed, the first of two
             # coordinated modifiers leaves "a former and Olympic ... champion"
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "coordinated": True})
@@ -612,7 +623,7 @@ def _with_slot(s: Span, doc) -> Span:
     if "slot" not in meta:
         return s
     lead = head.left_edge
-    if meta["slot"] in ("subject", "object") and lead.i < _first_token(s, doc) and lead.lower_ in ("the", "a", "an") \
+    if meta["slot"] in ("subject", "object") and lead.i < _token_range(s, doc)[0] and lead.lower_ in ("the", "a", "an") \
             and lead.sent == head.sent:
         # "The 6'4\" (1.93 m) Guerin played": a pronoun takes the whole noun phrase ("The 6'4\" he
         # played" was an output); kept in the meta, used only when a pronoun replaces the name
@@ -620,10 +631,10 @@ def _with_slot(s: Span, doc) -> Span:
     return Span(s.start, end, nlp.text_of(doc)[s.start:end], s.type, s.score, s.evidence, meta)
 
 
-def _first_token(s: Span, doc) -> int:
-    """Index of the first token of span ``s``."""
+def _token_range(s: Span, doc) -> tuple[int, int]:
+    """The token range [start, end) of span ``s``."""
     span = doc.char_span(s.start, s.end, alignment_mode="expand")
-    return span.start if span is not None else len(doc)
+    return (span.start, span.end) if span is not None else (len(doc), len(doc))
 
 
 _NOT_PERSON_HEADS = frozenset("""ranch creek farm park club team fc afc united city rovers wanderers athletic
@@ -784,7 +795,6 @@ def _bracketed(tok) -> bool:
     return j < sent.end and doc[j].text in (")", "]")
 
 
-_ORDINAL = re.compile(r"(?:\d(?:st|nd|rd|th)|first|second|third|[a-z]th)$", re.I)
 _NAME_CONNECTORS = frozenset("of & for de the".split())
 _ABBREVIATION = re.compile(r"[A-Z][a-z]{0,2}\.")  # "St.", "Mt."
 
@@ -1059,18 +1069,6 @@ class LocalOptimizer(Optimizer):
         return any(token == p or (len(p) >= 5 and token[:5] == p[:5]) for p in protected)
 
     # -- the plan ----------------------------------------------------------------------------
-    def _smallest_holder(self, plan: Plan, i: int) -> int | None:
-        u = plan.units[i]
-        best = None
-        for j in plan.analysis.by_sentence(u.sentence):
-            w = plan.units[j]
-            if w.constituent is None or w.kind == "sentence" or w.kind not in DROP_KINDS:
-                continue
-            if w.deletes(u) and w.constituent.n_tokens <= MAX_DROP_TOKENS:
-                if best is None or (w.end - w.start) < (plan.units[best].end - plan.units[best].start):
-                    best = j
-        return best
-
     def _drop_target(self, plan: Plan, i: int) -> int | None:
         """What goes for a span whose phrase must go: the smallest removable unit that holds it;
         for one that may take its sentence (``or_sentence``) and has no such unit, the sentence,
@@ -1078,7 +1076,7 @@ class LocalOptimizer(Optimizer):
         u = plan.units[i]
         if not u.drop_unit:
             return None
-        holder = self._smallest_holder(plan, i)
+        holder = plan.analysis.smallest_holder(i)
         if holder is None and u.or_sentence and u.sentence > 0:
             holder = next((j for j in plan.analysis.by_sentence(u.sentence) if plan.units[j].kind == "sentence"), None)
         return holder
@@ -1311,7 +1309,7 @@ class LocalOptimizer(Optimizer):
         trials: list[tuple[int, str]] = []
         if u.kind == "span":
             trials = [(i, c) for c in self._next_options(plan, i)]
-            holder = self._smallest_holder(plan, i)
+            holder = plan.analysis.smallest_holder(i)
             if holder is not None and holder not in plan.choice:
                 trials.append((holder, ""))
         else:

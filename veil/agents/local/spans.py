@@ -1270,26 +1270,20 @@ def _work_titles(text: str) -> list[Span]:
         if not first or not quoted and (first.rstrip(".") in lex["months_set"] or first in lex["weekdays_set"]
                                         or first in _STOP):
             continue  # "his work In 1990": no title
-        if not m.group("det") and not quoted:
+        det, noun = m.group("det"), m.group("noun")
+        if not det and not quoted:
             continue  # "to play Hamlet", "show Kennedy": a verb before its object, no work's name
-        det = m.group("det")
-        noun = m.group("noun")
         start = m.start("det") if det else m.start("noun")
+        # the words between the determiner and the noun stay ("his debut album X" -> "his debut album");
+        # "the" becomes "a": the title said which one
+        phrase = " ".join(filter(None, [text[m.end("det"):m.start("noun")].strip() if det else "", noun]))
         if det and det.lower() in ("the", "a", "an"):
-            rep = f"{article_for(noun)} {noun}" if det[0].islower() else f"{article_for(noun).capitalize()} {noun}"
-        elif det:
-            rep = f"{det} {noun}"
+            art = article_for(phrase)
+            rep = f"{art.capitalize() if det[0].isupper() else art} {phrase}"
         else:
-            start, rep = m.start("noun"), noun
-        # the words between the determiner and the noun stay ("his debut album X" -> "his debut album")
-        mid = text[m.end("det"):m.start("noun")].strip() if det else ""
-        if mid:
-            rep = f"{rep.split()[0]} {mid} {noun}" if det else rep
-            if det and det.lower() in ("the", "a", "an"):
-                rep = f"{article_for(mid).capitalize() if det[0].isupper() else article_for(mid)} {mid} {noun}"
-        end = m.end("title")
-        out.append(Span(start, end, text[start:end], "WORK", 0.8, "shape:work_title",
-                        {"ladder": [rep], "work_noun": noun}))
+            rep = f"{det} {phrase}" if det else phrase
+        out.append(Span(start, m.end("title"), text[start:m.end("title")], "WORK", 0.8, "shape:work_title",
+                        {"ladder": [rep]}))
     return out
 
 

@@ -80,7 +80,12 @@ def _char(tok) -> tuple[int, int]:
     return tok.idx, tok.idx + len(tok.text)
 
 
-_ORDINAL_WORD = re.compile(r"[\w-]+(?:st|nd|rd|th)")  # with like_num: "3rd", "third", "twenty-first"
+_ORDINAL_WORD = re.compile(r"[\w-]+(?:st|nd|rd|th)")
+
+
+def is_ordinal(tok) -> bool:
+    """"3rd", "third", "ninth", "twenty-first": a number word that ranks, counting nothing."""
+    return tok.like_num and bool(_ORDINAL_WORD.fullmatch(tok.lower_))
 _RANKING = frozenset("first second third fourth fifth last only sole youngest oldest earliest".split())
 _HEDGES = frozenset("allegedly reportedly unofficial unofficially later stripped disputed claimed unconfirmed".split())
 _NEEDS_ITS_CLAUSE = _RANKING | {"person", "one", "man", "woman"}  # "the oldest person to walk on the Moon"
@@ -127,7 +132,7 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # "one of several players" -> "one of players": a quantifier is the noun's determiner
     if dep == "amod" and tok.lower_.split("-")[0] in KEEP_MODIFIERS:
         return None  # "the former head coach" -> "the head coach" is false
-    if dep == "amod" and any(c.i < tok.i and (c.lower_ in _RANKING or c.like_num and _ORDINAL_WORD.fullmatch(c.lower_))
+    if dep == "amod" and any(c.i < tok.i and (c.lower_ in _RANKING or is_ordinal(c))
                              for c in tok.head.children):
         return None  # "the third most conservative member" -> "the third member" is false
     if dep in ("acl", "relcl", "amod") and tok.head.lower_ in _NEEDS_ITS_CLAUSE:
@@ -251,4 +256,4 @@ def constituents(doc, sentences: list[tuple[int, int]]) -> list[Constituent]:
     return out
 
 
-__all__ = ["Constituent", "Piece", "REMOVABLE", "constituents"]
+__all__ = ["Constituent", "Piece", "REMOVABLE", "constituents", "is_ordinal"]
