@@ -165,9 +165,14 @@ def known_endpoint(base_url: str, model: str) -> EndpointInfo | None:
     return _ENDPOINTS.get((base_url.rstrip("/"), model))
 
 
-def forget_endpoints() -> None:
-    """Drop the probe cache (a restarted endpoint may have changed)."""
-    _ENDPOINTS.clear()
+def forget_endpoints(base_url: str | None = None) -> None:
+    """Drop the probe cache (a restarted endpoint may have changed), or only what it holds for
+    ``base_url`` (a new server on a port an earlier one used is another endpoint)."""
+    if base_url is None:
+        _ENDPOINTS.clear()
+        return
+    for key in [k for k in _ENDPOINTS if k[0] == base_url.rstrip("/")]:
+        del _ENDPOINTS[key]
 
 
 _KINDS = {"me": "llamacpp", "llamacpp": "llamacpp", "llama.cpp": "llamacpp", "vllm": "vllm", "openai": "openai",
@@ -387,7 +392,7 @@ class LLMClient:
                 return info
             mode, detail, conclusive = await self._probe()
             info = EndpointInfo(kind=kind, mode=mode, detail=detail)
-            if conclusive:
+            if conclusive and reached:  # (a kind guessed because /models did not answer is not kept)
                 _ENDPOINTS[self._key] = info
                 self._info = info
                 log.info("llm_endpoint", kind=kind, mode=mode, detail=detail)

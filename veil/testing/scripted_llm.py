@@ -280,6 +280,12 @@ class ScriptedLLM:
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
+        from veil.llm import forget_endpoints
+
+        # a port an earlier server of this process used is a new endpoint: the probe cached for it
+        # (another kind, another mode) must not apply ("llama.cpp gets one request at a time" saw 6
+        # requests in flight when the port had served a vLLM-like server before)
+        forget_endpoints(self.base_url)
         return self
 
     def stop(self) -> None:
