@@ -64,6 +64,19 @@ def _same_kind_list(m: re.Match) -> str:
 
 # "In the 2000s and the 2000s" (2008 and 2009): one period
 _SAME_PERIOD = re.compile(rf"\b((?:in )?the (?:early |mid-|late )?{_PERIOD})((?:, \1)*(?:,? and|,)? \1)\b")
+
+
+def _same_period(m: re.Match) -> str:
+    """One period for a run of the same one; the end of a longer list keeps its "and" ("in 1999,
+    2011 and 2015": "in the 1990s and the 2010s", not "in the 1990s, the 2010s")."""
+    if " and" in m.group(2) and m.string[max(0, m.start() - 2):m.start()] == ", ":
+        return "and " + m.group(1)
+    return m.group(1)
+
+
+_TWO_PERIODS = re.compile(rf"(?<!, )\b(the (?:early |mid-|late )?{_PERIOD}), and(?= the)")  # two items take no comma
+# "In the 2010s, he announced his retirement in the 2010s": the period once
+_FRONTED_TWICE = re.compile(rf"(?:^|(?<=[.!?] ))(In (the (?:early |mid-|late )?{_PERIOD}),? [^.;()]*?) in \2\b")
 # "in Idaho, Idaho" once "Boise, Ada, Idaho" generalized town and county to their state, "in
 # California and California" once "San Francisco and Los Angeles" did
 _SAME_PLACE = re.compile(r"\b([A-Z][\w.]*(?: [A-Z][\w.]*){0,2})(?:(?:,| and|, and) \1\b)+")
@@ -126,7 +139,9 @@ def tidy(sentence: str) -> str:
     hours of" a decade; never a word that still carries a fact."""
     s = _WS.sub(" ", sentence)
     s = _BRACKET_RANGE.sub(lambda m: f"({m.group(1) or ''}{m.group(2)}–{m.group(3) or ''}{m.group(4)})", s)
-    s = _SAME_PERIOD.sub(r"\1", s)
+    s = _SAME_PERIOD.sub(_same_period, s)
+    s = _TWO_PERIODS.sub(r"\1 and", s)
+    s = _FRONTED_TWICE.sub(r"\1", s)
     s = _SAME_PLACE.sub(r"\1", s)
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _EMPTY_RANGE.sub(lambda m: ("In " if m.group(1)[0].isupper() else "in ") + m.group(2), s)
@@ -491,8 +506,9 @@ def _with_compounds(s: Span, doc) -> Span:
     while i > 0 and doc[i - 1].pos_ == "PROPN" and doc[i - 1].dep_ == "compound" and doc[i - 1].head.i >= toks[0].i \
             and doc[i - 1].ent_type_ not in ("PERSON", "GPE", "DATE"):
         i -= 1
-    if i > 0 and is_ordinal(doc[i - 1]) and doc[i - 1].head.i >= i:
-        # an ordinal says which one ("the Eighty-ninth Congress", "the 61st Academy Awards")
+    if i > 0 and is_ordinal(doc[i - 1]) and i <= doc[i - 1].head.i <= toks[-1].i:
+        # an ordinal says which one ("the Eighty-ninth Congress", "the 61st Academy Awards"); one
+        # that ranks the noun after the name stays ("the first Formula One driver" is no "driver")
         i -= 1
         while i >= 2 and doc[i - 1].text == "-" and not doc[i - 1].whitespace_ and not doc[i - 2].whitespace_ \
                 and doc[i - 2].like_num:
@@ -711,7 +727,8 @@ def _nicknamed_names(text: str) -> list[Span]:
     return [Span(m.start(), m.end(), m.group(0), "PERSON", 0.8, "shape:nickname", {}) for m in NICKNAMED.finditer(text)]
 
 
-_ALIAS = re.compile(r",[ \t]+(?:full name|real name|birth name|née|nee|also known as|a\.k\.a\.)[ \t]+"
+_ALIAS = re.compile(r",[ \t]+(?:full name|real name|birth name|née|nee|also known as|a\.k\.a\.|"
+                    r"(?:better |commonly |professionally |popularly )?known (?:professionally )?as)[ \t]+"
                     r"[A-Z][\w'’.-]*(?:[ \t]+(?:[A-Z][\w'’.-]*|de|van|von|der|la|le|y|da|di|du))*"
                     r"(?:[ \t]+\(or[ \t]+[A-Z][^()]{0,40}\))?(?=[ \t]*[(,]|[ \t]+(?:was|is)\b)")
 

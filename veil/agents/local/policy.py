@@ -318,11 +318,12 @@ class SubjectInfo:
         if toks and toks <= self.name_tokens | {"mr", "mrs", "ms", "dr", "jr", "sr"}:
             return True
         first, last = self.first_last
-        if span.start <= 6 and len(words) >= 2 and last and first and words[0][:1] == first[:1] and (
+        if span.start <= 6 and len(words) >= 2 and last and first and any(w[:1] == first[:1] for w in words[:-1]) and (
                 words[-1] == last or words[-1].startswith(last + "-")):
             # the name that opens the text, in a fuller or formal form: "James Umbricht", "Eva
             # Fuka-Engle", "Reinder Albertus Wolters" for "Jim Umbricht", "Eva Fuka", "Rynie Wolters"
-            # (the same initial: "Glen Fishback" opening Kurt Fishback's biography is his father)
+            # (the same initial: "Glen Fishback" opening Kurt Fishback's biography is his father; the
+            # initial of any given name: "João Frederico Limpo Franco Gil" for "Fred Gil")
             return True
         if len(words) >= 3 and words[0] == first and words[-1] == last:
             return True

@@ -1248,9 +1248,19 @@ def _spans_of(text: str) -> tuple[Span, ...]:
 # a work named after its noun: "her work Mother and Child", "the book Women Painters of the World",
 # "the film \"Killing Cinderella\"", "his podcast Hindsight": the title names the work, the noun
 # says what it is; the noun (with "a" for "the") replaces both ("Her work Parent" was an output)
+_NAMED_THINGS = frozenset("""restaurant bistro hotel café cafe nightclub boutique brand label company firm band troupe
+ensemble choir orchestra ship yacht horse racehorse colt filly mare stallion mission spacecraft venture winery brewery
+programme program project""".split())
+_NAME_CONNECTORS = re.compile(r"\s+(?:in|on|for|to|with|from|a|an)\s+.*$", re.S)
 _WORK_NOUNS = ("book|novel|album|film|movie|song|single|play|poem|painting|sculpture|series|show|podcast|"
                "documentary|essay|opera|symphony|memoir|autobiography|biography|musical|sitcom|magazine|"
-               "newspaper|blog|column|collection|exhibition|exhibit|work|works")
+               "newspaper|blog|column|collection|exhibition|exhibit|work|works|"
+               # and what else a common noun names before its name: "the restaurant Momosan Ramen &
+               # Sake", "the horse Sarazen", "the band The Groundlings" ("the restaurant an
+               # organization" was an output)
+               "restaurant|bistro|hotel|café|cafe|nightclub|boutique|brand|label|company|firm|band|troupe|"
+               "ensemble|choir|orchestra|ship|yacht|horse|racehorse|colt|filly|mare|stallion|mission|"
+               "spacecraft|venture|winery|brewery|programme|program|project")
 _TITLE_WORD = r"[A-Z0-9][\w'’-]*"
 _WORK_TITLE = re.compile(
     rf"\b(?:(?P<det>[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Ii]ts|[Mm]y|[Oo]ur)\s+)?(?:[a-z-]+\s+)?(?P<noun>{_WORK_NOUNS})"
@@ -1273,6 +1283,10 @@ def _work_titles(text: str) -> list[Span]:
         det, noun = m.group("det"), m.group("noun")
         if not det and not quoted:
             continue  # "to play Hamlet", "show Kennedy": a verb before its object, no work's name
+        end = m.end("title")
+        if noun.lower() in _NAMED_THINGS and not quoted:
+            # a name, not a title: it runs on no "on" ("the restaurant Momosan Ramen & Sake | on Lexington Ave.")
+            end = m.start("title") + len(_NAME_CONNECTORS.sub("", m.group("title")))
         start = m.start("det") if det else m.start("noun")
         # the words between the determiner and the noun stay ("his debut album X" -> "his debut album");
         # "the" becomes "a": the title said which one
@@ -1282,7 +1296,7 @@ def _work_titles(text: str) -> list[Span]:
             rep = f"{art.capitalize() if det[0].isupper() else art} {phrase}"
         else:
             rep = f"{det} {phrase}" if det else phrase
-        out.append(Span(start, m.end("title"), text[start:m.end("title")], "WORK", 0.8, "shape:work_title",
+        out.append(Span(start, end, text[start:end], "WORK", 0.8, "shape:work_title",
                         {"ladder": [rep]}))
     return out
 

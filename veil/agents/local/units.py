@@ -92,6 +92,15 @@ _NEEDS_ITS_CLAUSE = _RANKING | {"person", "one", "man", "woman"}  # "the oldest 
 _QUALIFIERS = KEEP_MODIFIERS | _HEDGES  # a bracket holding one qualifies the claim: "(interim)", "(allegedly)"
 
 
+def _after_the(tok):
+    """The word after ``tok``, past an article."""
+    doc = tok.doc
+    j = tok.i + 1
+    while j < len(doc) - 1 and doc[j].lower_ in ("the", "a", "an"):
+        j += 1
+    return doc[min(j, len(doc) - 1)]
+
+
 def _dependent(tok, sent) -> Constituent | None:
     dep = tok.dep_
     if dep not in REMOVABLE:
@@ -107,6 +116,9 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # "part of X", "one of X", "member of X": the noun needs its complement
     if dep == "prep" and tok.head.pos_ in ("NOUN", "PROPN", "NUM", "PRON") and tok.head.lower_ in RELATIONAL:
         return None
+    if dep == "prep" and tok.lower_ == "of" and tok.head.pos_ == "PROPN" and tok.head.text[:1].isupper() \
+            and _after_the(tok).text[:1].isupper():
+        return None  # part of a name: "a Hall of Fame inductee" -> "a Hall inductee", "the Horse of the Year"
     if dep == "npadvmod" and right.i - left.i + 1 > 6:
         return None
     if dep in ("prep", "agent") and tok.head.pos_ in ("VERB", "AUX") and tok.i > tok.head.i \
@@ -140,7 +152,16 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep in ("acl", "relcl", "prep") and tok.i > tok.head.i and any(
             c.i < tok.head.i and (c.tag_ in ("JJS", "RBS") or c.lower_ in _RANKING) for c in tok.head.children):
         return None  # "the first physician to fly in space" -> "the first physician": a false superlative
+    if dep == "prep" and tok.i > tok.head.i and any(t.tag_ in ("JJS", "RBS") for t in tok.subtree) and any(
+            c.lower_ == "the" for n in (tok.head, tok.doc[tok.i - 1]) if n.pos_ in ("NOUN", "PROPN") for c in n.children):
+        # (the parse may hang the phrase on the verb: "became the Spaniard | with the most medals")
+        return None  # "the Spaniard with the most Olympic medals ever" -> "the Spaniard": the phrase picks him out
+    if dep == "prep" and tok.lower_ == "since" and any(
+            t.i < tok.i and (t.lower_ in _RANKING or is_ordinal(t)) for t in sent):
+        return None  # "the first driver killed ... since Ayrton Senna" -> "the first driver killed": false
     doc = tok.doc
+    if dep == "prep" and left.i - 1 >= sent.start and doc[left.i - 1].dep_ == "mark" and doc[left.i - 1].head == tok.head:
+        left = doc[left.i - 1]  # "While at Nobu he got his start": the conjunction goes with its phrase
     if dep == "prep" and tok.head.pos_ in ("ADV", "ADP", "PART") and tok.head.i == left.i - 1 \
             and tok.head.dep_ in ("advmod", "prt", "prep") and not any(c.i > tok.i for c in tok.head.children):
         left = tok.head  # "up to the Civil War", "away from home": the particle goes with its phrase
