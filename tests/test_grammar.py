@@ -108,6 +108,7 @@ def test_every_sentence_is_a_unit():
     # the main clause went: a subordinate clause is left ("... led to his appointment" was deleted)
     ("However, his brilliance before there was even a market for them.", False),
     ("When he was ten, he moved to Paris.", True),
+    ("He started training at as a child.", False),  # a preposition whose object went
 ])
 def test_parse_check(sentence, ok):
     assert sentence_ok(sentence, True)[0] is ok
@@ -481,6 +482,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("João Frederico Limpo Franco Gil (born 24 March 1985), known as Fred Gil, is a tennis player. In 2016, he "
      "opened the restaurant Momosan Ramen & Sake on Lexington Ave. in New York City. He won and his team won.",
      "Fred Gil", "He is a tennis player. In the 2010s, he opened a restaurant on"),
+    # "a 5 time champion" is "a multiple-time" one ("He is a time WMC World Champion" was an output)
+    ("Sakmongkol Sithchuchok is a Thai kickboxer. He is a 5 time world champion. He won and his team won.",
+     "Sakmongkol Sithchuchok", "He is a Thai kickboxer. He is a multiple-time world champion."),
     # an ordinal that ranks the noun after a name stays ("the first Formula One driver" -> "the driver")
     ("Jules Bianchi was a racing driver. He was the first Formula One driver to win. He won and his team won.",
      "Jules Bianchi", "He was a racing driver. He was the first driver to win."),
@@ -632,6 +636,7 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("He died in the early hours of the 2010s.", "He died in the 2010s."),
     ("He won a race in the The Netherlands.", "He won a race in the Netherlands."),
     ("Starting as a comedian in California and California, he won.", "Starting as a comedian in California, he won."),
+    ("He started training at as a child.", "He started training as a child."),  # "at 6 years old"
     ("He won a championship in the 1990s, the 2010s and the 2010s.", "He won a championship in the 1990s and the 2010s."),
     ("In the 2010s, he announced his retirement in the 2010s.", "In the 2010s, he announced his retirement."),
     ("He won in the 1990s, the 2000s, and the 2010s.", "He won in the 1990s, the 2000s, and the 2010s."),

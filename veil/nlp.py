@@ -317,7 +317,8 @@ def dangling(sent) -> str:
         if a.text == "(" and b.pos_ in ("VERB", "AUX") and b.i + 1 < len(b.doc) and b.nbor().text == ")":
             return f"{b.text!r} alone in parentheses"  # "(born)" after its date went
     for t in toks:
-        if t.dep_ == "prep" and not any(True for _ in t.children) and t.i < toks[-1].i and t.nbor().is_punct \
+        if t.dep_ == "prep" and not any(True for _ in t.children) and t.i < toks[-1].i \
+                and (t.nbor().is_punct or (t.nbor().pos_ in ("ADP", "SCONJ") and t.nbor().lower_ not in ("of", "to"))) \
                 and t.nbor().text != "[" \
                 and t.lower_ not in ("up", "out", "off", "on", "in", "over", "down", "back", "around", "about", "by", "ago", "before", "after", "since"):
             return f"{t.text!r} without its object"

@@ -96,6 +96,8 @@ def _period_list(m: re.Match) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+# "started training at as a child" (at 6 years old): an age's rung brings its own preposition
+_AT_AGE = re.compile(r"\b([Aa])t (as an? (?:child|teenager|adult)|at a young age|in their (?:early |mid-|late )?[a-z]+ies)\b")
 # "from the 1850s to the 1850s" -> "in the 1850s": a range whose ends generalized to one period
 _EMPTY_RANGE = re.compile(rf"\b(from|between|From|Between) (the (?:early |mid-|late )?{_PERIOD}) (?:to|until|till|and) \2")
 _MALE = re.compile(r"\b(?:he|him|his|himself)\b", re.I)
@@ -149,6 +151,7 @@ def tidy(sentence: str) -> str:
     s = _ON_PERIOD.sub(lambda m: ("In " if m.group(1) == "O" else "in ") + m.group(2), s)
     s = _HOURS_OF.sub(lambda m: ("In " if (m.group(1) or "i").isupper() else "in ") + m.group(2), s)
     s = _PERIOD_LIST.sub(_period_list, s)
+    s = _AT_AGE.sub(lambda m: (m.group(2)[0].upper() if m.group(1) == "A" else m.group(2)[0]) + m.group(2)[1:], s)
     s = re.sub(r"\b([Tt]he) The(?= [A-Z])", r"\1", s)  # "in the The Netherlands"
     s = re.sub(r",\s*\)", ")", s)
     s = re.sub(r"\)(?=[^\W\d_])", ") ", s)  # "(born in the 1960s in California)is"
@@ -552,7 +555,7 @@ def _with_slot(s: Span, doc) -> Span:
         return s  # (", full name X": goes whole, whatever the parse made of it)
     s = _with_compounds(s, doc)
     role = role_of(s, doc)
-    if role == "modifier":
+    if role == "modifier" and s.evidence != "regex:n_time":  # ("5 time" stays itself: "multiple-time")
         s = _with_modifier_tail(s, doc)
         nxt = _token_range(s, doc)[1]
         if nxt < len(doc) and doc[nxt].lower_ in ("and", "or", "&"):

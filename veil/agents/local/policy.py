@@ -209,6 +209,8 @@ class Generalize(Operator):
             return Decision(None, (), "no truthful generalization known")
         rung, above = pick(span, ladder, rule.get("level", "kind"))
         role = span.meta.get("role")
+        if span.evidence == "regex:n_time" and rung is not None:
+            return Decision(rung, above, f"{kind} generalized to a range by the policy")  # "a multiple-time champion"
         if role == "determined" and rung is not None:
             # "the top 10 players" -> "the top players" ("the top about a dozen" does not read)
             return Decision("", (), f"{kind} after a determiner is removed (a range does not read there)")

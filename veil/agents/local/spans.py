@@ -383,6 +383,7 @@ RE_QUAL_NUM = re.compile(
     r"\b(?P<q>over|more than|nearly|almost|about|around|approximately|some|at least|fewer than|less than|under|up to)\s+"
     r"(?P<n>\d[\d,]*)(?!\s*(?:%|percent|years? old|-year))\b", re.I)
 RE_COUNT = re.compile(r"(?<![\w$£€.,:/#-])(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?![\d,.:/%-])(?=\s+(?P<next>[A-Za-z][\w-]*))")
+_N_TIME = re.compile(r"(?<![\w$£€.,:/#-])(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[ -]time\b(?![ -]?\w*s\b)", re.I)
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
     "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
@@ -520,6 +521,12 @@ def _regex_spans(text: str) -> list[Span]:
             continue
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.8, "regex:qualified_number",
                  {"value": n, "qualifier": m.group("q").lower(), "noun_follows": noun}))
+    for m in _N_TIME.finditer(text):
+        # "a 5 time WMC World Champion", "a three-time champion": "a multiple-time" one ("a time WMC
+        # World Champion" was an output once the number went)
+        n = m.group("n").lower()
+        if (int(n) if n.isdigit() else _NUMBER_WORDS.get(n, 0)) >= 2:
+            add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.8, "regex:n_time", {"ladder": ["multiple-time"]}))
     for m in RE_COUNT.finditer(text):
         nxt = m.group("next")
         n = int(m.group("n").replace(",", ""))
