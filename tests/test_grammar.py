@@ -485,6 +485,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # "a 5 time champion" is "a multiple-time" one ("He is a time WMC World Champion" was an output)
     ("Sakmongkol Sithchuchok is a Thai kickboxer. He is a 5 time world champion. He won and his team won.",
      "Sakmongkol Sithchuchok", "He is a Thai kickboxer. He is a multiple-time world champion."),
+    # a pronoun takes the subject's name, not the noun phrase before it ("Sarazen was he trained" was an output)
+    ("Max Hirsch was a trainer. Sarazen was the first Champion Max Hirsch trained. He won and his team won.",
+     "Max Hirsch", "He was a trainer. Sarazen was the first Champion he trained."),
     # an ordinal that ranks the noun after a name stays ("the first Formula One driver" -> "the driver")
     ("Jules Bianchi was a racing driver. He was the first Formula One driver to win. He won and his team won.",
      "Jules Bianchi", "He was a racing driver. He was the first driver to win."),

@@ -143,7 +143,6 @@ def tidy(sentence: str) -> str:
     s = _BRACKET_RANGE.sub(lambda m: f"({m.group(1) or ''}{m.group(2)}–{m.group(3) or ''}{m.group(4)})", s)
     s = _SAME_PERIOD.sub(_same_period, s)
     s = _TWO_PERIODS.sub(r"\1 and", s)
-    s = _FRONTED_TWICE.sub(r"\1", s)
     s = _SAME_PLACE.sub(r"\1", s)
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _EMPTY_RANGE.sub(lambda m: ("In " if m.group(1)[0].isupper() else "in ") + m.group(2), s)
@@ -151,6 +150,7 @@ def tidy(sentence: str) -> str:
     s = _ON_PERIOD.sub(lambda m: ("In " if m.group(1) == "O" else "in ") + m.group(2), s)
     s = _HOURS_OF.sub(lambda m: ("In " if (m.group(1) or "i").isupper() else "in ") + m.group(2), s)
     s = _PERIOD_LIST.sub(_period_list, s)
+    s = _FRONTED_TWICE.sub(r"\1", s)
     s = _AT_AGE.sub(lambda m: (m.group(2)[0].upper() if m.group(1) == "A" else m.group(2)[0]) + m.group(2)[1:], s)
     s = re.sub(r"\b([Tt]he) The(?= [A-Z])", r"\1", s)  # "in the The Netherlands"
     s = re.sub(r",\s*\)", ")", s)
@@ -642,8 +642,13 @@ def _with_slot(s: Span, doc) -> Span:
     if "slot" not in meta:
         return s
     lead = head.left_edge
+    between = doc[lead.i + 1:_token_range(s, doc)[0]]
     if meta["slot"] in ("subject", "object") and lead.i < _token_range(s, doc)[0] and lead.lower_ in ("the", "a", "an") \
-            and lead.sent == head.sent:
+            and lead.sent == head.sent and not any(
+                is_ordinal(t) or t.lower_ in ("first", "last", "only") or (t.is_alpha and len(t) > 1 and t.text[:1].isupper())
+                for t in between):
+        # (not over a noun phrase of its own: "the first Champion Max Hirsch trained" is the horse
+        # he trained, and "he" for all of it read "Sarazen was he trained")
         # "The 6'4\" (1.93 m) Guerin played": a pronoun takes the whole noun phrase ("The 6'4\" he
         # played" was an output); kept in the meta, used only when a pronoun replaces the name
         meta["lead"] = lead.idx
@@ -1017,7 +1022,7 @@ class Plan:
         # ("i was born in Budapest, and ... spins. and when it comes to food") may keep that
         # failure, or no edit there (not even a true attribute's removal) would ever pass
         was_ok, was_why = sentence_ok(original, *args)
-        return not was_ok and why == was_why
+        return not was_ok and why == was_why and why not in nlp.NEVER_EXEMPT
 
     def covering(self, i: int, choice: dict[int, str] | None = None) -> int | None:
         """A chosen deletion that contains unit i, if any."""
@@ -1183,6 +1188,17 @@ class LocalOptimizer(Optimizer):
         for r in u.options[1:]:
             if plan.try_choose(i, r, u.reason):
                 return
+        if not u.direct:
+            # no rung reads there (the parse of the writer's sentence is off): the phrase that holds
+            # it goes, else the sentence (never the first), rather than the span staying exact
+            # ("for all of General Dynamics" stayed when its sentence was misparsed)
+            holder = plan.analysis.smallest_holder(i)
+            if holder is not None and plan.try_choose(holder, "", u.reason + "; no rung reads there, its phrase is removed"):
+                return
+            k = next((j for j in plan.analysis.by_sentence(u.sentence) if plan.units[j].kind == "sentence"), None)
+            if k is not None and u.sentence > 0:
+                plan.try_choose(k, "", u.reason + "; no rung reads there, its sentence is removed")
+            return
         if u.direct:
             plan.choice[i] = u.policy or ""
             plan.order.append(i)
