@@ -405,6 +405,12 @@ def subject_info(text: str, name: str | None, spans: list[Span], label: str | No
     toks: set[str] = set()
     if name:
         toks = {fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", name) if len(t) > 1}
+        # the nickname the text gives the subject where it first names them ('Winbert F. \"Bert\"
+        # Mulholland' for "Winbert F. Mulholland": "Bert Mulholland began his career" is the subject)
+        first = NICKNAMED.search(text[:300])
+        if first and toks and fold(first.group(0).split()[-1].rstrip(",")) in toks:
+            toks |= {fold(w) for q in re.findall(NICKNAME, first.group(0)) for w in re.findall(r"[^\W\d_][\w'-]+", q)
+                     if len(w) > 1}
     # the label's role noun, only where the text already says it (never inject the label)
     role = role_noun(label) if label and label.strip() and set(tokenize(label)) <= set(tokenize(text)) else None
     return SubjectInfo(name=name, gender=gender, first_person=bool(_FIRST.search(text)), name_tokens=toks, role=role)
