@@ -57,6 +57,8 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     flat = [p for ps in u.values() for p in ps]
     assert "of the Communist Party" not in flat and "of Phil" not in flat  # "a member." / "the brother." never
     assert "Communist" not in flat  # a compound inside a name is not a unit
+    flat = [p for ps in units_of("He has flown over 100 types of aircraft.").values() for p in ps]
+    assert "of aircraft" not in flat, flat  # "He has flown over 100 types." (a plural relational noun)
     # nothing inside a hyphenated compound ("She is the editor-" / "ranked pound-" were outputs)
     u = units_of("She is the current editor-in-chief of the journal and the best pound-for-pound boxer.")
     flat = [p for ps in u.values() for p in ps]
@@ -488,6 +490,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # a pronoun takes the subject's name, not the noun phrase before it ("Sarazen was he trained" was an output)
     ("Max Hirsch was a trainer. Sarazen was the first Champion Max Hirsch trained. He won and his team won.",
      "Max Hirsch", "He was a trainer. Sarazen was the first Champion he trained."),
+    # "Sir" and the honours after the name are the subject's mention ("Sir Person BAX GCMG MC (1890s–1950s)
+    # was a diplomat" was an output)
+    ("Sir Charles Brinsley Pemberton Peake GCMG MC (2 January 1897 – 10 April 1958) was a British diplomat. He "
+     "served in the army and his son served too.", "Charles Peake", "He was a British diplomat."),
     # an ordinal that ranks the noun after a name stays ("the first Formula One driver" -> "the driver")
     ("Jules Bianchi was a racing driver. He was the first Formula One driver to win. He won and his team won.",
      "Jules Bianchi", "He was a racing driver. He was the first driver to win."),

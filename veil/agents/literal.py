@@ -65,7 +65,8 @@ QUOTED_NICKNAME = r"(?:\\?[\"“][^\"”\n]{1,30}?\\?[\"”]|(?<![\w'’])['‘]
 NICKNAME = rf"(?:{QUOTED_NICKNAME}|\([A-Z][a-z][\w'’-]*\))"
 # honours and fellowships written after a name ("John Alfred Leach MBE", "Sir Charles Inglis, OBE, FRS"):
 # part of the name's mention, and as identifying as the name
-POSTNOMINALS = re.compile(r"(?:,?\s+(?:MBE|OBE|CBE|KBE|DBE|GBE|KCB|KCMG|KCVO|CB|CMG|CVO|FRS|FRSE|FREng|FBA|FRCP|FRCS|"
+POSTNOMINALS = re.compile(r"(?:,?\s+(?:MBE|OBE|CBE|KBE|DBE|GBE|GCMG|GCB|GCVO|GCSI|GCIE|KCSI|KCIE|CIE|CSI|MVO|LVO|DCM|"
+                          r"KCB|KCMG|KCVO|CB|CMG|CVO|FRS|FRSE|FREng|FBA|FRCP|FRCS|"
                           r"FRSA|FRAeS|RA|QC|KC|VC|GC|DSO|DFC|MC|OM|CH|AO|AC|DSc|PhD|Ph\.D\.)(?![\w])"
                           r"(?![ \t]+[A-Z][a-z]))+")  # not "John Smith, AC Milan coach"
 # a whole name written with a nickname: 'Clarence Leonard "Kelly" Johnson', 'Andreas Nikolaus "Niki" Lauda, Jr.'

@@ -563,8 +563,10 @@ def _with_slot(s: Span, doc) -> Span:
     role = role_of(s, doc)
     if role == "modifier" and s.evidence != "regex:n_time":  # ("5 time" stays itself: "multiple-time")
         s = _with_modifier_tail(s, doc)
-        nxt = _token_range(s, doc)[1]
-        if nxt < len(doc) and doc[nxt].lower_ in ("and", "or", "&"):
+        first, nxt = _token_range(s, doc)
+        if (nxt < len(doc) and doc[nxt].lower_ in ("and", "or", "&")) or (
+                first >= 2 and doc[first - 1].lower_ in ("and", "or", "&") and doc[first - 2].dep_ in ("compound", "amod", "nmod")):
+            # (or the second: "the Formula Ford and Formula Three series" -> "the Formula Ford and series")
             # "a former Spanish World and Olympic points race champion": removed, the first of two
             # coordinated modifiers leaves "a former and Olympic ... champion"
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "coordinated": True})
@@ -605,7 +607,7 @@ def _with_slot(s: Span, doc) -> Span:
     end = s.end
     prv = doc[toks[0].i - 1] if toks[0].i > 0 else None
     titled = False
-    while prv is not None and prv.text[:1].isupper() and prv.lower_ in NAME_TITLES:
+    while prv is not None and prv.text[:1].isupper() and (prv.lower_ in NAME_TITLES or prv.text in ("Sir", "Dame")):
         # "Ambassador Mulford", "Attorney General Holder": the titles are part of the mention
         # ("Ambassador he" was an output)
         s = Span(prv.idx, s.end, nlp.text_of(doc)[prv.idx:s.end], s.type, s.score, s.evidence, s.meta)
@@ -639,8 +641,8 @@ def _with_slot(s: Span, doc) -> Span:
             t.dep_ in ("appos", "compound") and not toks[0].i <= t.i <= toks[-1].i for t in head.children):
         # (the name's own words are compounds of its head: "selected Taher Mohamed among")
         meta["slot"] = "object"
-    elif toks[0].is_sent_start and nxt is not None and nlp.has_verbal_root(toks[0].sent) and (
-            (nxt.pos_ in ("VERB", "AUX") and nxt.tag_ in ("VBD", "VBZ", "VBP", "MD")) or nxt.text in ("(", ",")):
+    elif (after := _opens_before(s, doc)) is not None and nlp.has_verbal_root(toks[0].sent) and (
+            (after.pos_ in ("VERB", "AUX") and after.tag_ in ("VBD", "VBZ", "VBP", "MD")) or after.text in ("(", ",")):
         # "Long represented the district", "Lange, Jr. (born 1967) is": the parse read the name
         # as an adverb or an apposition; a name that opens a sentence before its finite verb, its
         # bracket or its comma is its subject
@@ -659,6 +661,13 @@ def _with_slot(s: Span, doc) -> Span:
         # played" was an output); kept in the meta, used only when a pronoun replaces the name
         meta["lead"] = lead.idx
     return Span(s.start, end, nlp.text_of(doc)[s.start:end], s.type, s.score, s.evidence, meta)
+
+
+def _opens_before(s: Span, doc):
+    """The token after the span when the span (titles and honours included: "Sir Charles Peake GCMG
+    MC (2 January 1897") opens its sentence; else None."""
+    a, b = _token_range(s, doc)
+    return doc[b] if a < len(doc) and doc[a].is_sent_start and b < len(doc) else None
 
 
 def _token_range(s: Span, doc) -> tuple[int, int]:

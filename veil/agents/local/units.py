@@ -112,9 +112,10 @@ def _dependent(tok, sent) -> Constituent | None:
         return None
     if dep == "amod" and (tok.pos_ != "ADJ" or right.i - left.i + 1 > MAX_MODIFIER_TOKENS):
         return None
-    if dep == "prep" and tok.lower_ == "of" and (tok.head.pos_ not in ("NOUN", "PROPN") or tok.head.lower_ in RELATIONAL):
+    relational = tok.head.lower_ in RELATIONAL or tok.head.lemma_.lower() in RELATIONAL  # ("over 100 types" of aircraft)
+    if dep == "prep" and tok.lower_ == "of" and (tok.head.pos_ not in ("NOUN", "PROPN") or relational):
         return None  # "part of X", "one of X", "member of X": the noun needs its complement
-    if dep == "prep" and tok.head.pos_ in ("NOUN", "PROPN", "NUM", "PRON") and tok.head.lower_ in RELATIONAL:
+    if dep == "prep" and tok.head.pos_ in ("NOUN", "PROPN", "NUM", "PRON") and relational:
         return None
     if dep == "prep" and tok.lower_ == "of" and tok.head.pos_ == "PROPN" and tok.head.text[:1].isupper() \
             and _after_the(tok).text[:1].isupper():
