@@ -111,6 +111,9 @@ def test_every_sentence_is_a_unit():
     ("However, his brilliance before there was even a market for them.", False),
     ("When he was ten, he moved to Paris.", True),
     ("He started training at as a child.", False),  # a preposition whose object went
+    ("He in the United States is an architect.", False),  # a bracket went between the subject and its phrase
+    ("In the 1960s he produced paintings with narrow, strips.", False),  # "vertical" went
+    ("She painted long, narrow strips.", True),
 ])
 def test_parse_check(sentence, ok):
     assert sentence_ok(sentence, True)[0] is ok
@@ -490,6 +493,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # a pronoun takes the subject's name, not the noun phrase before it ("Sarazen was he trained" was an output)
     ("Max Hirsch was a trainer. Sarazen was the first Champion Max Hirsch trained. He won and his team won.",
      "Max Hirsch", "He was a trainer. Sarazen was the first Champion he trained."),
+    # a work's noun may carry two modifiers ("the comedy TV show Orijino Komedi" stayed)
+    ("Daniel Ndambuki is a comedian who co-hosts the comedy TV show Orijino Komedi. He won and his team won.",
+     "Daniel Ndambuki", "He is a comedian who co-hosts a comedy TV show."),
     # "Sir" and the honours after the name are the subject's mention ("Sir Person BAX GCMG MC (1890s–1950s)
     # was a diplomat" was an output)
     ("Sir Charles Brinsley Pemberton Peake GCMG MC (2 January 1897 – 10 April 1958) was a British diplomat. He "

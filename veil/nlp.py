@@ -317,6 +317,11 @@ def dangling(sent) -> str:
         if a.lower_ in ("he", "she", "they", "we", "i") and a.pos_ == "PRON" and b.pos_ in ("NOUN", "PROPN") \
                 and not _label_letter(b):
             return f"{a.text!r} before {b.text!r}"  # "He inventor, was born" once a name's bracket went
+        if a.lower_ in ("he", "she", "they", "we", "i") and a.pos_ == "PRON" and a.i == toks[0].i and b.pos_ == "ADP" \
+                and b.lower_ in ("in", "at", "from", "of") and not (b.i + 1 < len(b.doc) and b.nbor().lower_ == "turn"):
+            return f"{a.text!r} before {b.text!r}"  # "He in the United States is an architect" (a bracket went)
+        if a.text == "," and a.i > 0 and a.nbor(-1).dep_ == "amod" and a.nbor(-1).head == b and b.pos_ in ("NOUN", "PROPN"):
+            return "a comma inside a noun phrase"  # "with narrow, strips" once "vertical" went
         if a.text == "(" and b.text == ")":
             return "empty parentheses"
         if a.text == "(" and b.pos_ in ("VERB", "AUX") and b.i + 1 < len(b.doc) and b.nbor().text == ")":

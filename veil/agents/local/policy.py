@@ -221,7 +221,8 @@ class Generalize(Operator):
                 return Decision(None, (), f"{kind} modifying a noun is already as general as the policy asks")
             return Decision("", (), f"{kind} modifying a noun is removed (a generalization there would name "
                                     "something else)")
-        if role == "attribute" and span.type not in ("LOCATION", "NUMBER", "MONEY", "AGE") + _DATE_TYPES:
+        if role == "attribute" and span.type not in ("LOCATION", "NUMBER", "MONEY", "AGE") + _DATE_TYPES \
+                and span.evidence != "shape:work_title":  # ("the comedy TV show X": its own noun is true anywhere)
             # "He is a Certified Executive Chef" read as an organisation: "He is an organization"
             # would be false whatever the NER meant, so the phrase goes or the span stays
             return Decision(None, (), f"{kind} as a complement: no kind phrase is true there", drop_unit=True)

@@ -1270,7 +1270,8 @@ _WORK_NOUNS = ("book|novel|album|film|movie|song|single|play|poem|painting|sculp
                "spacecraft|venture|winery|brewery|programme|program|project")
 _TITLE_WORD = r"[A-Z0-9][\w'’-]*"
 _WORK_TITLE = re.compile(
-    rf"\b(?:(?P<det>[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Ii]ts|[Mm]y|[Oo]ur)\s+)?(?:[a-z-]+\s+)?(?P<noun>{_WORK_NOUNS})"
+    rf"\b(?:(?P<det>[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Ii]ts|[Mm]y|[Oo]ur)\s+)?(?:(?!(?:the|a|an|his|her|their|its|my|our|in|on|at|of|to|for|by|with|from)\s)(?:[a-z-]+|TV)\s+){{0,2}}"
+    rf"(?P<noun>{_WORK_NOUNS})"
     rf"\s+(?P<title>\\?[\"“][^\"”\n]{{1,80}}?\\?[\"”]|{_TITLE_WORD}(?:\s+(?:(?:and|of|the|a|an|in|on|for|to|with|&|from)\s+)*"
     rf"{_TITLE_WORD})*)")
 

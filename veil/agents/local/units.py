@@ -32,7 +32,7 @@ piece couple lot majority rest half group pair set member members parts ones doz
 variety range list total amount share brother sister son daughter wife husband father mother parent child
 children cousin uncle aunt nephew niece grandson granddaughter grandfather grandmother widow widower friend
 partner spouse twin sibling relative descendant ancestor field area role position rank capacity slew host handful
-array plethora multitude bunch lots""".split())
+array plethora multitude bunch lots focus emphasis interest specialty speciality specialization expertise""".split())
 
 
 # what else may follow a verb so that it still says something once a prepositional phrase goes
