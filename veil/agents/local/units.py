@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from veil import nlp
+
 # dependents whose whole subtree can go without breaking the clause that holds them
 REMOVABLE = {
     "prep": "prepositional phrase", "agent": "prepositional phrase", "appos": "appositive",
@@ -174,7 +176,8 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "amod" and ((right.i + 1 < len(doc) and doc[right.i + 1].text in ("-", "–", "/"))
                           or (left.i > 0 and doc[left.i - 1].text in ("-", "–", "/"))):
         return None  # one half of "Greek - German" ("a professional - German footballer" was an output)
-    if doc.text[start - 1:start] == "-" or doc.text[end:end + 1] == "-":
+    text = nlp.text_of(doc)  # (Doc.text rebuilds the text from every token on each access)
+    if text[start - 1:start] == "-" or text[end:end + 1] == "-":
         return None  # inside a hyphenated compound: "editor-in-chief" -> "editor-", "pound-for-pound" -> "pound-"
     pieces: list[Piece] = []
     n = right.i - left.i + 1
