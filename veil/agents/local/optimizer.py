@@ -1039,6 +1039,17 @@ class Plan:
         was_ok, was_why = sentence_ok(original, *args)
         return not was_ok and why == was_why and why not in nlp.NEVER_EXEMPT
 
+    def prefetch(self, trials: list[tuple[int, dict[int, str]]]) -> None:
+        """Parse in one batch the sentences these (sentence, choice) trials would write, before
+        :meth:`parses` asks for them one by one (:func:`veil.nlp.prefetch`)."""
+        texts = []
+        for si, choice in trials:
+            rendered = self.render_sentence(si, choice)
+            a, b = self.analysis.sentences[si]
+            if rendered != self.analysis.text[a:b]:
+                texts.append(rendered)
+        nlp.prefetch(texts)
+
     def covering(self, i: int, choice: dict[int, str] | None = None) -> int | None:
         """A chosen deletion that contains unit i, if any."""
         choice = self.choice if choice is None else choice
@@ -1131,6 +1142,7 @@ class LocalOptimizer(Optimizer):
         for i, u in enumerate(plan.units):
             if u.kind == "span" and (u.policy is not None or u.drop_unit):
                 by_sentence.setdefault(u.sentence, []).append(i)
+        trials = {}
         for si, idxs in by_sentence.items():
             trial = dict(plan.choice)
             for i in idxs:
@@ -1140,6 +1152,10 @@ class LocalOptimizer(Optimizer):
                     trial[holder] = ""
                 if u.policy is not None:
                     trial[i] = u.policy
+            trials[si] = trial
+        plan.prefetch(list(trials.items()))  # (each sentence's trial touches that sentence only)
+        for si, idxs in by_sentence.items():
+            trial = {**plan.choice, **trials[si]}
             if plan.parses(si, trial):
                 for i in idxs:
                     u = plan.units[i]
@@ -1370,7 +1386,9 @@ class LocalOptimizer(Optimizer):
             trial = {**plan.choice, j: c}
             tokens = base_tokens - old_si + plan.sentence_tokens(si, trial)
             scored.append((j, c, self._score(tokens, task, batch)))
-        # the parse is checked lazily, most specific acceptable option first
+        # the parse is checked lazily, most specific acceptable option first (the candidates'
+        # sentences parsed in one batch beforehand)
+        plan.prefetch([(si, {**plan.choice, j: c}) for j, c, _ in scored])
         while scored:
             best = base - min(s for _, _, s in scored)
             if best <= 1e-6:
@@ -1397,21 +1415,29 @@ class LocalOptimizer(Optimizer):
         The policy floor (direct identifiers, policy rungs) is never undone."""
         floor = plan.floor
         changed = []
+        plan.prefetch([(plan.units[i].sentence, self._undo(plan, i)) for i in plan.order
+                       if i not in floor and i in plan.choice and plan.covering(i) is None])
         for i in reversed(list(plan.order)):
             if i in floor or i not in plan.choice or plan.covering(i) is not None:
                 continue
-            trial = {k: v for k, v in plan.choice.items() if k != i}
+            trial = self._undo(plan, i)
             u = plan.units[i]
-            if u.kind == "span" and u.policy is not None:
-                trial[i] = u.policy
-                if trial.get(i) == plan.choice.get(i):
-                    continue
+            if u.kind == "span" and u.policy is not None and trial.get(i) == plan.choice.get(i):
+                continue
             if not plan.parses(u.sentence, trial):
                 continue
             if task.privacy_met(rank_tokens(self.evaluator, batch, plan.tokens(trial), task)[0]):
                 plan.choice = trial
                 changed.append(i)
         return changed
+
+    @staticmethod
+    def _undo(plan: Plan, i: int) -> dict[int, str]:
+        """The choice with unit i's edit undone (a policy rung stays)."""
+        trial = {k: v for k, v in plan.choice.items() if k != i}
+        if plan.units[i].kind == "span" and plan.units[i].policy is not None:
+            trial[i] = plan.units[i].policy
+        return trial
 
     def _edits(self, plan: Plan, units: list[int], operation: str | None = None) -> list[Edit]:
         out = []
