@@ -119,7 +119,7 @@ def parse(text: str, *, light: bool = False):
 
 
 _PREFETCHED: "OrderedDict[tuple[str, bool], Any]" = OrderedDict()
-_PREFETCH_MAX = 8192
+_PREFETCH_MAX = 2048  # (as many as the parse cache keeps)
 _PREFETCH_LOCK = threading.Lock()
 
 
