@@ -57,6 +57,8 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     flat = [p for ps in u.values() for p in ps]
     assert "of the Communist Party" not in flat and "of Phil" not in flat  # "a member." / "the brother." never
     assert "Communist" not in flat  # a compound inside a name is not a unit
+    flat = [p for ps in units_of("He then served as Executive secretary to the governor in 1947.").values() for p in ps]
+    assert not any(p.startswith("as Executive") for p in flat), flat  # "He then served in the 1940s."
     flat = [p for ps in units_of("He has flown over 100 types of aircraft.").values() for p in ps]
     assert "of aircraft" not in flat, flat  # "He has flown over 100 types." (a plural relational noun)
     # nothing inside a hyphenated compound ("She is the editor-" / "ranked pound-" were outputs)

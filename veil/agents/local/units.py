@@ -48,6 +48,8 @@ QUANTIFIERS = frozenset("several many few numerous various countless multiple mu
 # verbs whose "to"/"into" phrase is their complement, not an adjunct
 DIRECTED_VERBS = frozenset("""go come move return travel emigrate immigrate relocate name appoint elect promote
 transfer send bring lead return marry belong contribute switch convert turn""".split())
+# verbs whose "as" phrase is the role they are about ("served as", "worked as")
+ROLE_VERBS = frozenset("serve work act function remain continue appear star perform".split())
 # verbs that do not stand without their prepositional complement
 NEEDS_COMPLEMENT = frozenset("""get put place lead bring send consist belong branch rely depend refer result
 specialize specialise designate know regard describe""".split())  # lemmas ("He started as a comedian, but branched." was an output)
@@ -136,6 +138,9 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "prep" and tok.head.pos_ == "VERB" and tok.head.lemma_.lower() in NEEDS_COMPLEMENT and tok.i > tok.head.i \
             and not any(c.dep_ in ("dobj", "prt") for c in tok.head.children):
         return None
+    if dep == "prep" and tok.lower_ == "as" and tok.head.pos_ == "VERB" and tok.head.lemma_.lower() in ROLE_VERBS \
+            and tok.i > tok.head.i:
+        return None  # "He then served as Executive secretary to X in 1947" -> "He then served in the 1940s"
     if dep == "prep" and tok.lower_ in ("to", "into", "onto", "toward", "towards") and tok.head.pos_ == "VERB" \
             and tok.head.lemma_ in DIRECTED_VERBS:
         return None  # "first went to Italy in 1936" -> "first went in the 1930s": where is part of the fact
