@@ -201,3 +201,18 @@ def test_exonyms_of_large_cities_are_places():
     assert place_info("Aarhus")["country_code"] == "DK"
     assert place_info("Cologne")["name"] == "Köln"
     assert place_info("Reading") is None or place_info("Reading")["country_code"] == "GB"
+
+
+def test_a_town_named_bare_after_its_region_was_given_is_that_town():
+    """"in Albany" after "Albany, Georgia" is in Georgia ("established his practice in New York" was
+    an output: the gazetteer's largest Albany)."""
+    spans = [s for s in find_spans("He was born in Albany, Georgia. He opened his practice in Albany, where he "
+                                   "worked.") if s.type == "LOCATION"]
+    assert [s.meta.get("admin1") for s in spans] == ["Georgia", "Georgia"], spans
+
+
+def test_a_university_town_with_its_region_is_the_town():
+    """"died at Oxford, England" is the town ("died at a university, England" was an output); "studied
+    at Oxford" is still the university."""
+    spans = find_spans("He died in 2013 at Oxford, England. He studied at Oxford.")
+    assert [(s.text, s.type) for s in spans if "Oxford" in s.text] == [("Oxford, England", "LOCATION"), ("Oxford", "ORG")]

@@ -864,7 +864,10 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
                     return [span("NATIONALITY", 0.85, "lexicon:nationality", meta, start, toks[i + k - 1].end)] + rest
             break
     # organisations
-    if nwords == 1 and words[0] in lex["universities_single_set"] or (nwords == 1 and words[0] in lex["universities_after_at_set"] and prev_word == "at"):
+    place_after = re.match(r",\s+([A-Z][\w]+)", text[toks[j - 1].end:toks[j - 1].end + 30])
+    if nwords == 1 and place_after and (place_info(place_after.group(1)) or {}).get("kind") in ("admin1", "country"):
+        pass  # "at Oxford, England": the town, not its university ("died at a university, England" was an output)
+    elif nwords == 1 and words[0] in lex["universities_single_set"] or (nwords == 1 and words[0] in lex["universities_after_at_set"] and prev_word == "at"):
         return [span("ORG", 0.8, "lexicon:university", {"ladder": ["a university", "an educational institution", "an organization"]})]
     org = _org_ladder(words, raw)
     if org is not None and not (nwords == 1 and org[1] not in ("fc", "inc", "inc.")):
@@ -1249,7 +1252,22 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     direct = [s for s in candidates if s.type in DIRECT_TYPES]
     candidates = [s for s in candidates if s.type in DIRECT_TYPES
                   or not any(s.start < d.end and d.start < s.end for d in direct)]
-    return tuple(resolve_overlaps(candidates))
+    return tuple(_same_place(resolve_overlaps(candidates)))
+
+
+def _same_place(spans: list[Span]) -> list[Span]:
+    """A town named bare after the text named it with its region is that town: "his own practice
+    in Albany" after "his hometown of Albany, Georgia" is in Georgia (the gazetteer's largest
+    Albany, in New York, made "established his practice in New York" false)."""
+    given = {s.meta["name"]: s.meta for s in spans if s.type == "LOCATION" and s.meta.get("region_given")
+             and s.meta.get("name")}
+    if not given:
+        return spans
+    return [Span(s.start, s.end, s.text, s.type, s.score, s.evidence + "+same_place",
+                 {k: v for k, v in given[s.meta["name"]].items() if k != "region_given"})
+            if s.type == "LOCATION" and not s.meta.get("region_given") and s.meta.get("name") in given
+            and s.meta.get("kind") == given[s.meta["name"]].get("kind") else s
+            for s in spans]
 
 
 # a work named after its noun: "her work Mother and Child", "the book Women Painters of the World",
