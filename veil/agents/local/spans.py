@@ -424,9 +424,29 @@ def _date_meta(text: str, start: int) -> dict:
 _RANK = re.compile(r"\b(?:[Ww]orld|WTA|ATP|FIDE)\s+(?:No\.|[Nn]umber)\s?(\d{1,3})\b")
 
 
+# a bracket of years and year ranges only: "(1950–1954, 1958–1962, 1968, 1972–1978)"
+_YEAR_LIST = re.compile(r"(?<=\()\s*\d{4}(?:\s*[–-]\s*\d{2,4})?(?:\s*[,;]\s*\d{4}(?:\s*[–-]\s*\d{2,4})?)+\s*(?=\))")
+
+
+def _year_list_bounds(s: str) -> tuple[int, int]:
+    years = []
+    for m in re.finditer(r"(\d{4})(?:\s*[–-]\s*(\d{2,4}))?", s):
+        a = int(m.group(1))
+        years.append(a)
+        if m.group(2):
+            b = m.group(2)
+            years.append(int(b) if len(b) == 4 else a - a % 10 ** len(b) + int(b))
+    return min(years), max(years)
+
+
 def _regex_spans(text: str) -> list[Span]:
     out: list[Span] = []
     add = out.append
+    for m in _YEAR_LIST.finditer(text):
+        # one span from the first year to the last: year by year, the list became "(in the 20th
+        # century and the 1950s and 1960s, in the 1960s and the 1970s)"
+        a, b = _year_list_bounds(m.group(0))
+        add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.9, "regex:year_list", {"year": a, "year_end": b}))
     for rx, kind in ((RE_DMY, "dmy"), (RE_MDY, "mdy"), (RE_ISO, "iso")):
         for m in rx.finditer(text):
             month = int(m.group("mm")) if kind == "iso" else _month_num(m.group("m"))
@@ -537,8 +557,8 @@ def _regex_spans(text: str) -> list[Span]:
         if not nxt[0].islower() and nxt not in ("Grand",):
             continue
         prev = re.search(r"([A-Za-z.]+)\s*$", text[max(0, m.start() - 12):m.start()])
-        if prev and (prev.group(1)[0].isupper() and prev.group(1) not in _SENT_STARTERS):
-            continue  # "Soyuz 17", "No. 9": part of a name or a rank
+        if prev and (prev.group(1)[0].isupper() and prev.group(1) not in _SENT_STARTERS) and nxt.lower() != "times":
+            continue  # "Soyuz 17", "No. 9": part of a name or a rank (not "in the Olympiads 11 times")
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.7, "regex:count", {"value": n, "noun_follows": True}))
     return out
 
