@@ -498,6 +498,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # a work's noun may carry two modifiers ("the comedy TV show Orijino Komedi" stayed)
     ("Daniel Ndambuki is a comedian who co-hosts the comedy TV show Orijino Komedi. He won and his team won.",
      "Daniel Ndambuki", "He is a comedian who co-hosts a comedy TV show."),
+    # each name in a list of venues is a venue, not a person ("Person EM (Italy)" for Galleria Milano was an output)
+    ("Tom Hall is a painter. He has exhibited in such venues as Pierogi, the Hall Gallery, Galleria Milano (Italy) "
+     "and Galleria Martano (Italy). He won and his team won.", "Tom Hall", "He is a painter. He won"),
     # a bracket of years is one period, and a count after a name's word is still a count ("(in the 20th century
     # and the 1950s and 1960s, in the 1960s and the 1970s)" and "in the Olympiads 11 times" were outputs)
     ("Max Euwe was a chess player. He played in the Olympiads 11 times (1950–1954, 1958–1962, 1968, 1972–1978). "

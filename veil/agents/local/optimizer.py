@@ -597,8 +597,14 @@ def _with_slot(s: Span, doc) -> Span:
     head, toks = _span_head(s, doc)
     if head is None:
         return s
-    if head.dep_ == "pobj" and head.head.lower_ in ("at", "in", "near", "inside", "outside", "within"):
-        # "won at Roland Garros", "exhibited at Lisa Cooley in New York": a venue, not a person
+    first = head
+    while first.dep_ == "conj" and first.head.i < first.i:
+        first = first.head  # the list's first item: "in such venues as Pierogi, …, Galleria Milano"
+    prep = first.head if first.dep_ == "pobj" else None
+    if prep is not None and (prep.lower_ in ("at", "in", "near", "inside", "outside", "within") or (
+            prep.lower_ in ("as", "including") and prep.head.lemma_.lower() in _VENUE_NOUNS)):
+        # "won at Roland Garros", "exhibited at Lisa Cooley in New York", each gallery of "in such
+        # venues as Pierogi, …, Galleria Milano (Italy)": a venue, not a person ("Person EM (Italy)")
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "venue": True})
     if role == "appositive" and toks[0].i > 0 and doc[toks[0].i - 1].text in (",", "(", "—", "–"):
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "set_off": True})
@@ -668,6 +674,9 @@ def _opens_before(s: Span, doc):
     MC (2 January 1897") opens its sentence; else None."""
     a, b = _token_range(s, doc)
     return doc[b] if a < len(doc) and doc[a].is_sent_start and b < len(doc) else None
+
+
+_VENUE_NOUNS = frozenset("venue gallery museum space institution place location festival fair exhibition show".split())
 
 
 def _token_range(s: Span, doc) -> tuple[int, int]:
@@ -1212,6 +1221,13 @@ class LocalOptimizer(Optimizer):
             holder = self._drop_target(plan, i)
             if holder is not None and plan.try_choose(holder, "", u.reason + "; its phrase is removed"):
                 return
+            if u.span is not None and u.span.meta.get("venue") and u.sentence > 0:
+                # a venue whose phrase cannot go cleanly: its sentence goes rather than a
+                # pseudonym inventing a person ("Person EM (Italy)" for a gallery)
+                k = next((j for j in plan.analysis.by_sentence(u.sentence) if plan.units[j].kind == "sentence"), None)
+                if k is not None and plan.try_choose(k, "", u.reason + "; no phrase of it reads once removed, "
+                                                                       "its sentence is removed"):
+                    return
         if plan.covering(i) is not None or u.policy is None or plan.try_choose(i, u.policy, u.reason):
             return
         # the policy's rung does not fit the sentence: the next rungs; a direct identifier
