@@ -257,6 +257,10 @@ class Analysis:
                     best = j
         return best
 
+    def sentence_unit(self, si: int) -> int | None:
+        """The unit that is sentence si itself."""
+        return next((j for j in self.by_sentence(si) if self.units[j].kind == "sentence"), None)
+
     def by_sentence(self, si: int) -> list[int]:
         """The units of sentence si, in unit order (plans look a sentence up, never scan every
         unit: long documents have tens of thousands)."""
@@ -1138,7 +1142,7 @@ class LocalOptimizer(Optimizer):
             return None
         holder = plan.analysis.smallest_holder(i)
         if holder is None and u.or_sentence and u.sentence > 0:
-            holder = next((j for j in plan.analysis.by_sentence(u.sentence) if plan.units[j].kind == "sentence"), None)
+            holder = plan.analysis.sentence_unit(u.sentence)
         return holder
 
     def base_plan(self, task: Task, batch: LocalBatch) -> Plan:
@@ -1221,13 +1225,8 @@ class LocalOptimizer(Optimizer):
             holder = self._drop_target(plan, i)
             if holder is not None and plan.try_choose(holder, "", u.reason + "; its phrase is removed"):
                 return
-            if u.span is not None and u.span.meta.get("venue") and u.sentence > 0:
-                # a venue whose phrase cannot go cleanly: its sentence goes rather than a
-                # pseudonym inventing a person ("Person EM (Italy)" for a gallery)
-                k = next((j for j in plan.analysis.by_sentence(u.sentence) if plan.units[j].kind == "sentence"), None)
-                if k is not None and plan.try_choose(k, "", u.reason + "; no phrase of it reads once removed, "
-                                                                       "its sentence is removed"):
-                    return
+            if u.span is not None and u.span.meta.get("venue") and self._drop_sentence(plan, i, "no phrase of it reads once removed"):
+                return  # rather than a pseudonym inventing a person ("Person EM (Italy)" for a gallery)
         if plan.covering(i) is not None or u.policy is None or plan.try_choose(i, u.policy, u.reason):
             return
         # the policy's rung does not fit the sentence: the next rungs; a direct identifier
@@ -1240,16 +1239,20 @@ class LocalOptimizer(Optimizer):
             # it goes, else the sentence (never the first), rather than the span staying exact
             # ("for all of General Dynamics" stayed when its sentence was misparsed)
             holder = plan.analysis.smallest_holder(i)
-            if holder is not None and plan.try_choose(holder, "", u.reason + "; no rung reads there, its phrase is removed"):
-                return
-            k = next((j for j in plan.analysis.by_sentence(u.sentence) if plan.units[j].kind == "sentence"), None)
-            if k is not None and u.sentence > 0:
-                plan.try_choose(k, "", u.reason + "; no rung reads there, its sentence is removed")
+            if holder is None or not plan.try_choose(holder, "", u.reason + "; no rung reads there, its phrase is removed"):
+                self._drop_sentence(plan, i, "no rung reads there")
             return
-        if u.direct:
-            plan.choice[i] = u.policy or ""
-            plan.order.append(i)
-            plan.reasons[i] = u.reason
+        plan.choice[i] = u.policy or ""
+        plan.order.append(i)
+        plan.reasons[i] = u.reason
+
+    @staticmethod
+    def _drop_sentence(plan: Plan, i: int, why: str) -> bool:
+        """Unit i's sentence goes, if it parses without it and is not the text's first (which says
+        who the text is about)."""
+        u = plan.units[i]
+        k = plan.analysis.sentence_unit(u.sentence)
+        return k is not None and u.sentence > 0 and plan.try_choose(k, "", f"{u.reason}; {why}, its sentence is removed")
 
     def privacy_plan(self, task: Task, batch: LocalBatch, clues: frozenset[str] = frozenset()) -> Plan:
         plan = self.base_plan(task, batch)

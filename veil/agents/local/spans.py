@@ -1293,6 +1293,8 @@ def _same_place(spans: list[Span]) -> list[Span]:
 # a work named after its noun: "her work Mother and Child", "the book Women Painters of the World",
 # "the film \"Killing Cinderella\"", "his podcast Hindsight": the title names the work, the noun
 # says what it is; the noun (with "a" for "the") replaces both ("Her work Parent" was an output)
+# what else a common noun names before its name: "the restaurant Momosan Ramen & Sake", "the horse
+# Sarazen", "the band The Groundlings" ("the restaurant an organization" was an output)
 _NAMED_THINGS = frozenset("""restaurant bistro hotel café cafe nightclub boutique brand label company firm band troupe
 ensemble choir orchestra ship yacht horse racehorse colt filly mare stallion mission spacecraft venture winery brewery
 programme program project""".split())
@@ -1300,12 +1302,7 @@ _NAME_CONNECTORS = re.compile(r"\s+(?:in|on|for|to|with|from|a|an)\s+.*$", re.S)
 _WORK_NOUNS = ("book|novel|album|film|movie|song|single|play|poem|painting|sculpture|series|show|podcast|"
                "documentary|essay|opera|symphony|memoir|autobiography|biography|musical|sitcom|magazine|"
                "newspaper|blog|column|collection|exhibition|exhibit|work|works|"
-               # and what else a common noun names before its name: "the restaurant Momosan Ramen &
-               # Sake", "the horse Sarazen", "the band The Groundlings" ("the restaurant an
-               # organization" was an output)
-               "restaurant|bistro|hotel|café|cafe|nightclub|boutique|brand|label|company|firm|band|troupe|"
-               "ensemble|choir|orchestra|ship|yacht|horse|racehorse|colt|filly|mare|stallion|mission|"
-               "spacecraft|venture|winery|brewery|programme|program|project")
+               + "|".join(sorted(_NAMED_THINGS, key=len, reverse=True)))
 _TITLE_WORD = r"[A-Z0-9][\w'’-]*"
 _WORK_TITLE = re.compile(
     rf"\b(?:(?P<det>[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Ii]ts|[Mm]y|[Oo]ur)\s+)?(?:(?!(?:the|a|an|his|her|their|its|my|our|in|on|at|of|to|for|by|with|from)\s)(?:[a-z-]+|TV)\s+){{0,2}}"
