@@ -501,6 +501,12 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # each name in a list of venues is a venue, not a person ("Person EM (Italy)" for Galleria Milano was an output)
     ("Tom Hall is a painter. He has exhibited in such venues as Pierogi, the Hall Gallery, Galleria Milano (Italy) "
      "and Galleria Martano (Italy). He won and his team won.", "Tom Hall", "He is a painter. He won"),
+    # a date after "before"/"after" keeps its side of the period ("died before the 1810s" for "before April
+    # 1811" was false), and a birth date before 1800 is a decade too ("She was born a date" was an output)
+    ("Babette Ployer was a pianist. She was born on 2 September 1765 in Austria. She died before April, 1811, in "
+     "Croatia. After 1790 she lived in Austria. She won and her team won.", "Babette Ployer",
+     "She was a pianist. She was born in the 1760s in Austria. She died before the end of the 1810s, in Croatia. "
+     "After the start of the 1790s she lived in Austria."),
     # a bracket of years is one period, and a count after a name's word is still a count ("(in the 20th century
     # and the 1950s and 1960s, in the 1960s and the 1970s)" and "in the Olympiads 11 times" were outputs)
     ("Max Euwe was a chess player. He played in the Olympiads 11 times (1950–1954, 1958–1962, 1968, 1972–1978). "

@@ -28,7 +28,7 @@ _PLACEHOLDER = re.compile(r"\[[a-z ]+\]")
 _FIXED = """
 the a an in of early mid late century centuries decade decades 1st 2nd 3rd 4th 5th 6th 7th 8th 9th 10th 11th 12th
 13th 14th 15th 16th 17th 18th 19th 20th 21st first second third half over under more than fewer about around
-some several many multiple dozen dozens hundred hundreds thousand thousands million millions billion billions ten tens
+some several many multiple end start dozen dozens hundred hundreds thousand thousands million millions billion billions ten tens
 twenties thirties forties fifties sixties seventies eighties nineties teens adult child young old older year years
 few couple number numbers sum money amount place places country countries region person people organization organizations
 institution institutions event events award awards prize prizes title titles work works product products law

@@ -558,7 +558,7 @@ def candidates(span: Span, *, ctx: GeneralizeContext | None = None) -> list[str]
 def _dob_ladder(span: Span) -> list[str]:
     """A date of birth in any format ("02/09/1948", "on 3 March 1987"): its year's ladder
     without the year itself (a decade at least), "in" for "on"."""
-    m = re.search(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)", span.text)
+    m = re.search(r"(?<!\d)(1\d{3}|20\d\d)(?!\d)", span.text)  # (any year: "born on 2 September 1765" was "born a date")
     if not m:
         return ["a date"]
     ladder = year_ladder(int(m.group(1)))

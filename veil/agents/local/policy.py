@@ -114,6 +114,13 @@ class Keep(Operator):
 
 _MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b", re.I)
 _DATE_TYPES = ("DATE", "YEAR", "DECADE", "DOB")
+_BOUNDS = {"pobj:before": "end", "pobj:after": "start"}
+
+
+def _bounded(rung: str, edge: str) -> str:
+    """"the 1810s" -> "the end of the 1810s" after "before" (true of any date in the period),
+    "the start of the 1810s" after "after"."""
+    return f"the {edge} of {rung}" if rung.startswith("the ") else rung
 # where "an organization" reads true of whatever the NER called one ("worked at X", "played for X");
 # not "on" ("lives on an organization" was an output for a farm)
 _ORG_SLOTS = frozenset({"locative", "pobj:at", "pobj:for", "pobj:with", "pobj:by", "pobj:of", "pobj:from",
@@ -209,6 +216,10 @@ class Generalize(Operator):
             return Decision(None, (), "no truthful generalization known")
         rung, above = pick(span, ladder, rule.get("level", "kind"))
         role = span.meta.get("role")
+        if span.type in _DATE_TYPES and role in _BOUNDS:
+            # "died before April 1811" is not "before the 1810s": a bound keeps its side of the period
+            edge = _BOUNDS[role]
+            rung, above = (_bounded(rung, edge) if rung else rung), tuple(_bounded(r, edge) for r in above)
         if span.evidence == "regex:n_time" and rung is not None:
             return Decision(rung, above, f"{kind} generalized to a range by the policy")  # "a multiple-time champion"
         if role == "determined" and rung is not None:
