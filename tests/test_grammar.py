@@ -519,6 +519,14 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # an ordinal that ranks the noun after a name stays ("the first Formula One driver" -> "the driver")
     ("Jules Bianchi was a racing driver. He was the first Formula One driver to win. He won and his team won.",
      "Jules Bianchi", "He was a racing driver. He was the first driver to win."),
+    # a work's last word says what it is ("The Bear Down Podcast" stayed whole), and a name the NER and the
+    # lexicon missed but that is rare in English goes with its phrase ("for Fortec" stayed)
+    ("Tom Smith is a comedian. He hosts The Bear Down Podcast and appeared on The Todd Glass Show. In 2014 he "
+     "raced in Formula Renault 3.5 for Fortec. He won and his team won.", "Tom Smith",
+     "He is a comedian. He hosts a podcast and appeared on a show. In the 2010s he raced in a motor racing series."),
+    # a rare name goes with its phrase
+    ("Lika Guhathakurta is an American astrophysicist. She was the program scientist on SPARTAN-201. She won "
+     "and her team won.", "Lika Guhathakurta", "She is an American astrophysicist. She was the program scientist."),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)

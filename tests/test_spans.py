@@ -216,3 +216,17 @@ def test_a_university_town_with_its_region_is_the_town():
     at Oxford" is still the university."""
     spans = find_spans("He died in 2013 at Oxford, England. He studied at Oxford.")
     assert [(s.text, s.type) for s in spans if "Oxford" in s.text] == [("Oxford, England", "LOCATION"), ("Oxford", "ORG")]
+
+
+def test_a_rare_name_nothing_else_typed_is_a_name_and_a_title_cased_noun_is_not():
+    """wordfreq says "Fortec" is rare in English: a name the NER missed (the tagger calls it an
+    adjective); a street's word says what its name is. "a North American Astrophysicist" is a common noun after "a";
+    a known motor racing series is an event, and "Jay-Z" is one name."""
+    text = ("In 2014 he raced in Formula Renault 3.5 for Fortec. He later worked with Jay-Z. "
+            "She is a North American Astrophysicist. He opened a restaurant on Lexington Ave. in New York City.")
+    got = {s.text: s for s in find_spans(text)}
+    assert got["Fortec"].type == "NAME"
+    assert got["Lexington Ave."].meta["ladder"] == ["a street"]  # (the point is the abbreviation's)
+    assert got["Formula Renault 3.5"].type == "EVENT"
+    assert got["Jay-Z"].type == "PERSON"
+    assert not any("Astrophysicist" in t for t in got)

@@ -396,6 +396,12 @@ def check_sentence(sent, original_ok: bool = False, bare_ok: bool = False) -> Se
         # "However, his brilliance before there was even a market for them." once the main
         # clause ("... led to his appointment") went
         return SentenceCheck(False, "a subordinate clause alone")
+    first = next((t for t in sent if not t.is_punct and not t.is_space), None)
+    if first is not None and first.tag_ == "VB" and first.dep_ in ("npadvmod", "dep", "nsubj", "compound") \
+            and not any(first.children):
+        # a noun the deletion before it left opening the sentence reads as a bare verb: "List his
+        # rating was 2526." (of "On the May 2010 FIDE list his rating was 2526")
+        return SentenceCheck(False, "a stray verb opening the sentence")
     if not bare_ok and bare_verb(sent):
         # edits that each left something may together leave a bare verb: "He participated."
         # ("in seven Grands Prix, achieving one podium"), "He went on.", "He has competed."

@@ -57,11 +57,10 @@ def generalization_vocabulary() -> frozenset[str]:
                 walk(v)
 
     for key in ("org_heads", "org_modifiers", "acronyms", "team_nicknames", "awards", "events", "titles",
-                "continent_adjectives", "gendered"):
+                "continent_adjectives", "gendered", "name_kinds"):
         walk(lex.get(key))
-    from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS
+    from veil.agents.local.policy import FORMULA_LADDER
 
-    walk(NAME_KIND_HEADS)
     walk(FORMULA_LADDER)
     g = gazetteer()
     for c in g.country_by_code.values():

@@ -550,6 +550,8 @@ def candidates(span: Span, *, ctx: GeneralizeContext | None = None) -> list[str]
             entry = lexicon()["gendered"].get(span.text.lower().rstrip("."))
             neutral = entry[0] if entry else None
         ladder = [neutral] if neutral is not None else []
+    elif t == "NAME":  # a rare name whose last word says what it is ("Lexington Ave"), else none
+        ladder = list(span.meta.get("ladder") or [])
     else:  # PROPER and anything unknown
         ladder = []
     return _clean(span.text, ladder)

@@ -245,17 +245,18 @@ class Analysis:
     _by_sentence: list[list[int]] | None = field(default=None, repr=False)
     _rendered: dict[tuple, str] = field(default_factory=dict, repr=False)
 
+    def holders(self, i: int) -> list[int]:
+        """The removable units (not sentences) whose deletion takes unit i whole, smallest first."""
+        u = self.units[i]
+        found = [j for j in self.by_sentence(u.sentence)
+                 if (w := self.units[j]).constituent is not None and w.kind != "sentence" and w.kind in DROP_KINDS
+                 and w.deletes(u) and w.constituent.n_tokens <= MAX_DROP_TOKENS]
+        return sorted(found, key=lambda j: self.units[j].end - self.units[j].start)
+
     def smallest_holder(self, i: int) -> int | None:
         """The smallest removable unit (not a sentence) whose deletion takes unit i whole."""
-        u, best = self.units[i], None
-        for j in self.by_sentence(u.sentence):
-            w = self.units[j]
-            if w.constituent is None or w.kind == "sentence" or w.kind not in DROP_KINDS:
-                continue
-            if w.deletes(u) and w.constituent.n_tokens <= MAX_DROP_TOKENS:
-                if best is None or (w.end - w.start) < (self.units[best].end - self.units[best].start):
-                    best = j
-        return best
+        found = self.holders(i)
+        return found[0] if found else None
 
     def sentence_unit(self, si: int) -> int | None:
         """The unit that is sentence si itself."""
@@ -385,7 +386,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
 
 
 _PRONOUNS = frozenset("he she they him her them".split())
-_NAMED_TYPES = ("ORG", "EVENT", "AWARD", "WORK", "PRODUCT", "LOCATION", "PROPER", "TITLE")
+_NAMED_TYPES = ("ORG", "EVENT", "AWARD", "WORK", "PRODUCT", "LOCATION", "PROPER", "NAME", "TITLE")
 
 
 def _abbreviates(s: Span, spans: list[Span], text: str) -> bool:
@@ -473,7 +474,7 @@ def role_of(s: Span, doc) -> str | None:
             ("NOUN",) if s.type == "PERSON" else ("NOUN", "PROPN")):
         return "modifier"  # (a person's name before a proper noun is more of the name: "Jesús Rosendo Prado")
     nxt = doc[toks[-1].i + 1] if toks[-1].i + 1 < len(doc) else None
-    if s.type in ("ORG", "EVENT", "AWARD", "WORK", "PROPER", "LOCATION", "TITLE") and nxt is not None \
+    if s.type in ("ORG", "EVENT", "AWARD", "WORK", "PROPER", "NAME", "LOCATION", "TITLE") and nxt is not None \
             and nxt.pos_ == "NOUN" and nxt.text[:1].islower() \
             and nxt.i in (toks[-1].head.i, head.head.i):
         # "numerous non-Championship Formula One races": whatever the parse made of the name's own
@@ -584,7 +585,7 @@ def _with_slot(s: Span, doc) -> Span:
     if role == "appositive" and head is not None and head.head.pos_ == "NOUN":
         # "the capital city, Bratislava": whatever replaces it is said to be that city
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "names_a_noun": True})
-    if head is not None and s.type in ("ORG", "LOCATION", "PROPER", "PERSON"):
+    if head is not None and s.type in ("ORG", "LOCATION", "PROPER", "NAME", "PERSON"):
         # the verb that governs it ("graduated from X", "played for X"): what X must be (policy.SLOT_KINDS)
         prep = head.head if head.dep_ == "pobj" else None
         verb = prep.head if prep is not None else head.head if head.dep_ == "dobj" else None
@@ -596,7 +597,8 @@ def _with_slot(s: Span, doc) -> Span:
     if noun is not None and any(c.dep_ in ("det", "poss") and c.i < toks[0].i - 1 for c in noun.children):
         # "the prestigious X Medal": the phrase keeps its own determiner, the rung brings none
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "determined": True})
-    if s.type != "PERSON":
+    unknown_kind = s.type == "NAME" or (s.type == "ORG" and list(s.meta.get("ladder") or ()) == ["an organization"])
+    if s.type != "PERSON" and not unknown_kind:
         return s
     head, toks = _span_head(s, doc)
     if head is None:
@@ -608,8 +610,11 @@ def _with_slot(s: Span, doc) -> Span:
     if prep is not None and (prep.lower_ in ("at", "in", "near", "inside", "outside", "within") or (
             prep.lower_ in ("as", "including") and prep.head.lemma_.lower() in _VENUE_NOUNS)):
         # "won at Roland Garros", "exhibited at Lisa Cooley in New York", each gallery of "in such
-        # venues as Pierogi, …, Galleria Milano (Italy)": a venue, not a person ("Person EM (Italy)")
+        # venues as Pierogi, …, Galleria Milano (Italy)": a venue, not a person ("Person EM (Italy)");
+        # nor a name of no known kind ("Pierogi"), whose phrase goes, else its sentence
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "venue": True})
+    if s.type != "PERSON":
+        return s
     if role == "appositive" and toks[0].i > 0 and doc[toks[0].i - 1].text in (",", "(", "—", "–"):
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "set_off": True})
     nxt = doc[toks[-1].i + 1] if toks[-1].i + 1 < len(doc) else None
@@ -881,10 +886,12 @@ def _whole_names(spans: list[Span], doc) -> list[Span]:
             continue
         sent = span[0].sent
         i, j = span.start, span.end  # token range [i, j)
+        stops = []  # where the run was before each connector
         while True:
             if j < sent.end and _namey(doc[j]) and not doc[j].is_sent_start:
                 j += 1
             elif j + 1 < sent.end and doc[j].lower_ in _NAME_CONNECTORS and _namey(doc[j + 1]) and j > i:
+                stops.append(j)
                 j += 2
             elif j + 1 < sent.end and doc[j].lower_ in ("and", "&") and _namey(doc[j + 1]) and j > i \
                     and doc[j - 1].dep_ in ("compound", "nmod") and doc[j - 1].head.i > j:
@@ -894,6 +901,10 @@ def _whole_names(spans: list[Span], doc) -> list[Span]:
                 break
         while i > sent.start and _namey(doc[i - 1]) and not doc[i].is_sent_start:
             i -= 1
+        # the longest run whose last word says what it is ("the 2015 Australian Grand Prix | for
+        # Scuderia Toro Rosso": the race, not the race and the team)
+        j = next((k for k in [j] + stops[::-1] if doc[k - 1].lower_ in org_heads or doc[k - 1].lower_ in NAME_KIND_HEADS
+                  or "of" in [t.lower_ for t in doc[i:k]]), j)
         last = doc[j - 1].lower_
         if (i, j) == (span.start, span.end) or j - i > 10 or not _namey(doc[i]) \
                 or doc[i].like_num and not any(_namey(t) for t in doc[i + 1:j]) \
@@ -1135,13 +1146,14 @@ class LocalOptimizer(Optimizer):
     # -- the plan ----------------------------------------------------------------------------
     def _drop_target(self, plan: Plan, i: int) -> int | None:
         """What goes for a span whose phrase must go: the smallest removable unit that holds it;
-        for one that may take its sentence (``or_sentence``) and has no such unit, the sentence,
-        unless it is the text's first (which says who the text is about)."""
+        for one that may take its sentence (``or_sentence``, or a venue of no known kind: "in such
+        venues as Pierogi, …") and has no such unit, the sentence, unless it is the text's first
+        (which says who the text is about)."""
         u = plan.units[i]
         if not u.drop_unit:
             return None
         holder = plan.analysis.smallest_holder(i)
-        if holder is None and u.or_sentence and u.sentence > 0:
+        if holder is None and (u.or_sentence or (u.span is not None and u.span.meta.get("venue"))) and u.sentence > 0:
             holder = plan.analysis.sentence_unit(u.sentence)
         return holder
 
@@ -1222,10 +1234,14 @@ class LocalOptimizer(Optimizer):
     def _base_edit(self, plan: Plan, i: int) -> None:
         u = plan.units[i]
         if u.drop_unit:
-            holder = self._drop_target(plan, i)
-            if holder is not None and plan.try_choose(holder, "", u.reason + "; its phrase is removed"):
-                return
-            if u.span is not None and u.span.meta.get("venue") and self._drop_sentence(plan, i, "no phrase of it reads once removed"):
+            # the smallest phrase that holds it and reads once removed ("for Fortec" where the
+            # tagger's adjective "Fortec" alone leaves "for" dangling)
+            for holder in plan.analysis.holders(i) or [self._drop_target(plan, i)]:
+                if holder is not None and holder not in plan.choice \
+                        and plan.try_choose(holder, "", u.reason + "; its phrase is removed"):
+                    return
+            if u.span is not None and (u.or_sentence or u.span.meta.get("venue")) \
+                    and self._drop_sentence(plan, i, "no phrase of it reads once removed"):
                 return  # rather than a pseudonym inventing a person ("Person EM (Italy)" for a gallery)
         if plan.covering(i) is not None or u.policy is None or plan.try_choose(i, u.policy, u.reason):
             return

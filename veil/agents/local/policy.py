@@ -180,14 +180,9 @@ def kind_noun(span: Span) -> str | None:
 
 # "Formula One" (the NER's person "Formula"): a series of races
 FORMULA_LADDER = ["a motor racing series", "a racing series"]
-# what a name that ends in one of these words is, where no organisation head says it
-NAME_KIND_HEADS = {
-    "medal": ["a medal", "an award"], "award": ["an award"], "awards": ["an award"], "prize": ["a prize", "an award"],
-    "trophy": ["a trophy", "an award"], "prix": ["a race", "a competition"], "race": ["a race", "a competition"],
-    "cup": ["a cup competition", "a competition"], "championship": ["a championship", "a competition"],
-    "championships": ["a championship", "a competition"], "open": ["a tournament", "a competition"],
-    "festival": ["a festival", "an event"], "marathon": ["a marathon", "a race"],
-}
+# what a name that ends in one of these words is, where no organisation head says it (the lexicon's
+# "name_kinds")
+NAME_KIND_HEADS: dict[str, list[str]] = lexicon()["name_kinds"]
 
 
 def plural(noun: str) -> str:
@@ -209,10 +204,16 @@ class Generalize(Operator):
         ladder = candidates(span, ctx=ctx)
         kind = span.type.lower()
         if not ladder:
+            if span.type == "NAME" and (slot := slot_kind(span)) and (slot != "a team" or " " in span.text.strip()):
+                # "graduated from UMass", "played for Rochester Rattlers": what the verb says it is
+                # (one word after "played for" may be a bandleader: "Ellington")
+                return Decision(slot, (), f"{kind} after '{_governor(span)}' is {slot}")
             if span.meta.get("role") == "modifier" and rule.get("unknown") == "drop":
                 return Decision("", (), f"{kind} without a known generalization modifying a noun is removed")
             if rule.get("unknown") == "drop":  # no truthful rung: the phrase that holds it goes
-                return Decision(None, (), f"{kind} without a known generalization", drop_unit=True)
+                # (with the rule's "or_sentence", its sentence where no phrase holds it)
+                return Decision(None, (), f"{kind} without a known generalization", drop_unit=True,
+                                or_sentence=bool(rule.get("or_sentence")))
             return Decision(None, (), "no truthful generalization known")
         rung, above = pick(span, ladder, rule.get("level", "kind"))
         role = span.meta.get("role")

@@ -370,6 +370,7 @@ RE_YEAR = re.compile(rf"(?<![\d$£€.,/-])\b(?P<y>{_YEAR})\b(?![\d,]*\s*(?:%|pe
 RE_DECADE = re.compile(r"\b(?:(?P<mod>early|mid|late)[\s-]+)?(?P<y>1\d{2}0|20\d0)s\b|(?<![\w'])'(?P<yy>\d0)s\b", re.I)
 RE_AGE = re.compile(
     r"\b(?P<form>aged|age|at the age of|at age)\s+(?P<n>\d{1,3}|[a-z]+(?:-[a-z]+)?)\b"
+    r"(?:\s+years?(?:\s+old)?(?:,?\s+(?:and\s+)?\d{1,3}\s+days)?\b)?"  # ("Aged 17 years, 166 days": one age)
     r"|\b(?P<n2>\d{1,3}|[a-z]+(?:-[a-z]+)?)[- ]years?[- ]old\b"
     r"|\b(?P<n3>\d{1,3}) years of age\b",
     re.I,
@@ -684,7 +685,7 @@ def _title_like(text: str, m: re.Match) -> bool:
 # ------------------------------------------------------------------------------------------
 _ABBREV = frozenset("mr mrs ms dr st jr sr mt ft gen col lt sgt capt prof rev no inc co corp ltd bros vs gov sen rep "
                     "calif mass fla ill penn wash ore tex va pa ga md n.y d.c u.s u.k".split())
-_CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das y the for and & on upon am zu in".split())
+_CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das y the for and & on upon am zu in für fur".split())
 _LEAD_ADVERBS = frozenset("later today afterwards eventually meanwhile however subsequently then there here also "
                           "nevertheless thereafter currently recently formerly initially finally additionally".split())
 HONORIFICS = frozenset("mr mr. mrs mrs. ms ms. dr dr. sir dame prof prof. professor rev rev. lord lady".split())
@@ -973,6 +974,9 @@ def _doc_tokens(doc) -> list[_Tok]:
     return [_Tok(t.idx, t.idx + len(t.text), t.text) for t in doc]
 
 
+_POINTED = frozenset("ave blvd st rd jr sr inc co ltd corp bros".split())  # abbreviations a point ends
+
+
 def _entity_spans(text: str, doc) -> list[Span]:
     toks = _doc_tokens(doc)
     ents = []
@@ -982,11 +986,16 @@ def _entity_spans(text: str, doc) -> list[Span]:
         i, j = e.start, e.end
         while j > i and (toks[j - 1].text in ("'s", "’s", "'", "’") or not toks[j - 1].text[:1].isalnum()):
             j -= 1  # "Fishback's" -> "Fishback"
+        if j > i and toks[j - 1].text.lower() in _POINTED and j + 1 < len(toks) and toks[j].text == "." \
+                and toks[j + 1].text[:1].islower():
+            j += 1  # "on Lexington Ave. in New York": the point is the abbreviation's
         while i < j and doc[i].lower_ in ("the", "a", "an"):
             i += 1
         if j - i > 1 and e.label_ not in ("DATE", "EVENT") and re.fullmatch(r"\d{4}", doc[i].text) \
                 and (i == 0 or doc[i - 1].lower_ not in ("the", "a", "an")):
             i += 1  # "In 1962 Stanford University hired him": the year is the clause's, not the name's
+        if e.label_ == "EVENT" and j - i == 1 and re.fullmatch(r"\d{4}", doc[i].text):
+            continue  # the NER's event "the 2015" (of "the 2015 Australian Grand Prix") is a year
         if i < j:
             ents.append((i, j, e.label_))
     spans: list[Span] = []
@@ -1033,6 +1042,10 @@ def _entity_spans(text: str, doc) -> list[Span]:
                     org = _org_ladder([toks[x].text for x in range(i, j)], text[toks[i].start:toks[j - 1].end])
                     if org is not None:
                         kind, meta = "ORG", {"ladder": org[0], "head": org[1]}
+                if not info and "head" not in meta and (last := toks[j - 1].text.lower()) in lexicon()["name_kinds"]:
+                    # "The Bear Down Podcast" (the NER's work of art): a podcast, not "a work"
+                    kind = "ORG" if kind == "LOCATION" else kind
+                    meta = {"ladder": list(lexicon()["name_kinds"][last]), "head": last}
                 typed = [Span(toks[i].start, toks[j - 1].end, text[toks[i].start:toks[j - 1].end], kind, 0.7,
                               f"spacy:{label}", meta)]
             spans.extend(typed)
@@ -1225,7 +1238,7 @@ def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
 # ------------------------------------------------------------------------------------------
 _PRIORITY = {"EMAIL": 0, "URL": 0, "PHONE": 1, "ID": 1, "DOB": 1, "ADDRESS": 1, "WORK": 5, "PRODUCT": 5, "DATE": 2, "MONEY": 2, "AGE": 2, "EVENT": 3, "AWARD": 3,
              "TITLE": 3, "YEAR": 4, "DECADE": 4, "LOCATION": 5, "ORG": 5, "PERSON": 5, "NATIONALITY": 6,
-             "NUMBER": 6, "GENDERED": 7, "PROPER": 8}
+             "NUMBER": 6, "GENDERED": 7, "PROPER": 8, "NAME": 8}
 
 
 def resolve_overlaps(spans: Iterable[Span]) -> list[Span]:
@@ -1272,7 +1285,118 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     direct = [s for s in candidates if s.type in DIRECT_TYPES]
     candidates = [s for s in candidates if s.type in DIRECT_TYPES
                   or not any(s.start < d.end and d.start < s.end for d in direct)]
-    return tuple(_same_place(resolve_overlaps(candidates)))
+    spans = _rare_names(text, doc, _whole_hyphenated(text, resolve_overlaps(candidates)))
+    return tuple(_same_place(spans))
+
+
+_HYPHEN_TAIL = re.compile(r"(?:-[A-Z][\w'’]*)+")
+
+
+def _whole_hyphenated(text: str, spans: list[Span]) -> list[Span]:
+    """A person's name runs to the end of its hyphenated word: "Jay-Z" is one name ("Person A-Z"
+    was an output, the NER's name being "Jay")."""
+    out = []
+    for k, s in enumerate(spans):
+        if s.type == "PERSON" and re.search(r"-[A-Z]\.$", s.text):  # ("Jay-Z." at a sentence's end)
+            s = Span(s.start, s.end - 1, s.text[:-1], s.type, s.score, s.evidence, s.meta)
+        m = _HYPHEN_TAIL.match(text, s.end) if s.type == "PERSON" else None
+        if m and (k + 1 == len(spans) or spans[k + 1].start >= m.end()):
+            s = Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, s.meta)
+        out.append(s)
+    return out
+
+
+# a word this rare in English (wordfreq's Zipf scale: 3 is once per million words) is a name
+# where the parser calls it a proper noun: "Fortec", "Nobu", "Greifswald", "SPARTAN-201"
+RARE_ZIPF = 3.6
+_COMMON_NOUN_TAIL = re.compile(r"(?:ist|ists|ologist|ologists|ian|ians|ic|ics|ism)$")
+
+
+def _zipf(word: str) -> float:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en")
+
+
+_TAIL_CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das für fur".split())
+
+
+def _rare_names(text: str, doc, spans: list[Span]) -> list[Span]:
+    """``spans`` with the names that nothing else typed: a run of capitalised proper nouns (with
+    the numbers and hyphens inside it: "Formula Renault 3.5", "SPARTAN-201") that holds a word
+    rare in English, which no span covers. The NER misses such names ("raced for Fortec", "worked
+    at Nobu"), and a missed name is the attacker's best clue. A title-cased common noun after
+    "a"/"an" ("a North American Astrophysicist") is no name; nor is one word opening a sentence.
+    A run after a connector that ends a span's name is the rest of that name ("Hochschule des
+    Saarlandes | fur Musik")."""
+    spans = list(spans)
+    covered = bytearray(len(text) + 1)
+    for s in spans:
+        covered[s.start:s.end] = b"\x01" * (s.end - s.start)
+    lex = lexicon()
+    known = lex["months_set"] | lex["weekdays_set"] | {w.lower() for w in lex["nationalities"]} \
+        | {w.lower() for w in lex["not_acronyms"]} | HONORIFICS | set(lex["common_capitalised"])
+
+    def free(t) -> bool:
+        return covered.find(1, t.idx, t.idx + len(t.text)) == -1
+
+    def namey(t) -> bool:  # (the tagger calls "Fortec" an adjective and "SPARTAN-201" a noun)
+        return t.pos_ in ("PROPN", "NOUN", "ADJ", "X") and t.text[:1].isupper() and free(t)
+
+    out: list[Span] = []
+    i = 0
+    while i < len(doc):
+        if not namey(doc[i]):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(doc) and j - i < 6 and not doc[j].is_sent_start and free(doc[j]) and (
+                namey(doc[j]) or (doc[j].like_num and (namey(doc[j - 1]) or doc[j - 1].text == "-"))
+                or (doc[j].text == "-" and not doc[j - 1].whitespace_ and not doc[j].whitespace_)):
+            j += 1
+        while j > i + 1 and not namey(doc[j - 1]) and not doc[j - 1].like_num:
+            j -= 1  # (never ends on a hyphen)
+        toks = doc[i:j]
+        start = i
+        i = j
+        words = [w for t in toks for w in re.findall(r"[^\W\d_]+", t.text)]
+        if not words or (len(toks) == 1 and toks[0].is_sent_start):
+            continue
+        if start >= 2 and doc[start - 1].lower_ in _TAIL_CONNECTORS and doc[start - 2].text[:1].isupper() \
+                and (k := next((k for k, x in enumerate(spans) if x.start <= doc[start - 2].idx < x.end
+                                and x.type in ("ORG", "LOCATION", "PROPER", "EVENT", "AWARD", "WORK")), None)) is not None:
+            x, b = spans[k], toks[-1].idx + len(toks[-1].text)
+            spans[k] = Span(x.start, b, text[x.start:b], x.type, x.score, x.evidence + "+rare_tail", x.meta)
+            continue
+        if (start > 0 and not free(doc[start - 1]) and doc[start - 1].text[:1].isalnum()) \
+                or (j < len(doc) and not free(doc[j]) and doc[j].text[:1].isalnum()):
+            continue  # part of a name a span already holds ("Peter Rook 1": "Peter" is a given name)
+        if any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in toks[-1].head.children) \
+                or any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in toks[-1].children) \
+                or (start > 0 and doc[start - 1].lower_ in ("a", "an")):
+            continue
+        rare = [w for w in words if len(w) >= 3 and w.lower() not in known and not _COMMON_NOUN_TAIL.search(w.lower())
+                and not re.fullmatch(r"[A-Z]{2,}s", w) and _zipf(w.lower()) < RARE_ZIPF]  # ("DVDs", "RBIs")
+        if not rare:
+            continue
+        a, b = toks[0].idx, toks[-1].idx + len(toks[-1].text)
+        if text[b:b + 1] == "." and toks[-1].lower_ in ("ave", "blvd", "st", "rd") and re.match(r"\.\s+[a-z]", text[b:b + 3]):
+            b += 1  # "on Lexington Ave. in New York": the abbreviation's point is the name's
+        info = place_info(text[a:b])
+        if info is not None and info.get("kind") == "city" and (info.get("population") or 0) < 100_000 \
+                and _prev_word(text, a) not in ("in", "from", "near"):
+            info = None  # "worked at Nobu": a restaurant, not the gazetteer's village
+        event = _lookup_phrase("events", fold(text[a:b]))
+        if event is not None:  # "Formula Renault 3.5"
+            out.append(Span(a, b, text[a:b], "EVENT", 0.6, "lexicon:event+untagged", {"ladder": event}))
+        elif info is not None:
+            out.append(Span(a, b, text[a:b], "LOCATION", 0.6, "gazetteer:untagged", info))
+        elif (last := toks[-1].text.lower().rstrip(".")) in lex["name_kinds"]:  # "Lexington Ave": a street
+            out.append(Span(a, b, text[a:b], "NAME", 0.6, "wordfreq:rare+kind",
+                            {"rare": rare, "ladder": list(lex["name_kinds"][last]), "head": last}))
+        else:
+            out.append(Span(a, b, text[a:b], "NAME", 0.6, "wordfreq:rare", {"rare": rare}))
+    return sorted(spans + out, key=lambda s: s.start)
 
 
 def _same_place(spans: list[Span]) -> list[Span]:
