@@ -1042,7 +1042,8 @@ def _entity_spans(text: str, doc) -> list[Span]:
                     org = _org_ladder([toks[x].text for x in range(i, j)], text[toks[i].start:toks[j - 1].end])
                     if org is not None:
                         kind, meta = "ORG", {"ladder": org[0], "head": org[1]}
-                if not info and "head" not in meta and (last := toks[j - 1].text.lower()) in lexicon()["name_kinds"]:
+                if not info and "head" not in meta \
+                        and (last := toks[j - 1].text.lower().strip(".") or toks[j - 2].text.lower()) in lexicon()["name_kinds"]:
                     # "The Bear Down Podcast" (the NER's work of art): a podcast, not "a work"
                     kind = "ORG" if kind == "LOCATION" else kind
                     meta = {"ladder": list(lexicon()["name_kinds"][last]), "head": last}
