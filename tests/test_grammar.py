@@ -794,3 +794,34 @@ def test_no_option_adds_a_word_of_the_label():
     assert options and not any("music" in o for o in options), options
     units = analyse(text, Task(original=text, doc_id="d", label="Pianist"), ctx, load_policy(), set()).units
     assert any("a music school" in u.options for u in units if u.kind == "span"), [u.options for u in units]
+
+
+def _span_options(text: str, name: str) -> dict[str, list[str]]:
+    from veil.agents.local.generalize import GeneralizeContext, PseudonymTable
+    from veil.agents.local.optimizer import analyse
+
+    task = Task(original=text, doc_id="d", name=name)
+    a = analyse(text, task, GeneralizeContext(pseudonyms=PseudonymTable(), doc_id="d"), load_policy(), set())
+    return {u.text: list(u.options) for u in a.units if u.kind == "span"}
+
+
+def test_words_a_wider_rung_would_make_false_get_no_rung():
+    """A nationality in a rank ("the first Dutch professional player" is not "the first European
+    one"), a nationality naming the country an office serves ("British Ambassador": at most
+    removed) and a gendered category ("the women's team" is no "people's team") get no rung."""
+    opts = _span_options("Tom Hall was a baseball player. He was the first Dutch professional baseball player. In "
+                         "1940 he was sent to Washington as British Ambassador. She played for the women's team and "
+                         "won the Girls' division. He was a Japanese chef.", "Tom Hall")
+    assert opts.get("Dutch", []) == []
+    assert opts["British"] == [""]
+    assert opts.get("women", []) == [] and opts.get("Girls", []) == []
+    assert opts["Japanese"] == ["Asian"]  # (elsewhere a nationality widens as before)
+
+
+def test_a_relative_clause_left_without_what_followed_its_verb_fails():
+    from veil.agents.local.optimizer import _bared_clause
+
+    original = "He is a footballer who played for Hartlepool United."
+    assert _bared_clause("He is a footballer who played.", original)
+    assert not _bared_clause("He is a player who retired.", "He is a player who retired.")
+    assert not _bared_clause("He is a footballer who played for a team.", original)

@@ -1319,6 +1319,7 @@ def _zipf(word: str) -> float:
     return zipf_frequency(word, "en")
 
 
+_QUOTE_PAIRS = frozenset(['""', "''", "“”", "‘’"])
 _TAIL_CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das für fur".split())
 
 
@@ -1353,7 +1354,7 @@ def _rare_names(text: str, doc, spans: list[Span]) -> list[Span]:
         j = i + 1
         while j < len(doc) and j - i < 6 and not doc[j].is_sent_start and free(doc[j]) and (
                 namey(doc[j]) or (doc[j].like_num and (namey(doc[j - 1]) or doc[j - 1].text == "-"))
-                or (doc[j].text == "-" and not doc[j - 1].whitespace_ and not doc[j].whitespace_)):
+                or (doc[j].text in ("-", "/") and not doc[j - 1].whitespace_ and not doc[j].whitespace_)):
             j += 1
         while j > i + 1 and not namey(doc[j - 1]) and not doc[j - 1].like_num:
             j -= 1  # (never ends on a hyphen)
@@ -1383,6 +1384,10 @@ def _rare_names(text: str, doc, spans: list[Span]) -> list[Span]:
         a, b = toks[0].idx, toks[-1].idx + len(toks[-1].text)
         if text[b:b + 1] == "." and toks[-1].lower_ in ("ave", "blvd", "st", "rd") and re.match(r"\.\s+[a-z]", text[b:b + 3]):
             b += 1  # "on Lexington Ave. in New York": the abbreviation's point is the name's
+        if a > 0 and b < len(text) and text[a - 1] + text[b] in _QUOTE_PAIRS:
+            a, b = a - 1, b + 1  # "and "Meteora" CDs": the quotes go with the name (never an empty "")
+        elif text[max(0, a - 2):a] == text[b:b + 2] == '\\"':
+            a, b = a - 2, b + 2  # (the data's escaped quotes)
         info = place_info(text[a:b])
         if info is not None and info.get("kind") == "city" and (info.get("population") or 0) < 100_000 \
                 and _prev_word(text, a) not in ("in", "from", "near"):
