@@ -676,6 +676,8 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("He won a race in the The Netherlands.", "He won a race in the Netherlands."),
     ("Starting as a comedian in California and California, he won.", "Starting as a comedian in California, he won."),
     ("He started training at as a child.", "He started training as a child."),  # "at 6 years old"
+    ("She wrote her memoir at in her early eighties.", "She wrote her memoir in her early eighties."),
+    ("He was elected to Congress (1870s–1870s).", "He was elected to Congress (1870s)."),
     ("He won a championship in the 1990s, the 2010s and the 2010s.", "He won a championship in the 1990s and the 2010s."),
     ("In the 2010s, he announced his retirement in the 2010s.", "In the 2010s, he announced his retirement."),
     ("He won in the 1990s, the 2000s, and the 2010s.", "He won in the 1990s, the 2000s, and the 2010s."),
@@ -825,3 +827,18 @@ def test_a_relative_clause_left_without_what_followed_its_verb_fails():
     assert _bared_clause("He is a footballer who played.", original)
     assert not _bared_clause("He is a player who retired.", "He is a player who retired.")
     assert not _bared_clause("He is a footballer who played for a team.", original)
+
+
+def test_a_connective_after_a_deleted_sentence_goes():
+    """"However, he remained involved." answered a sentence that is gone: the connective goes,
+    the statement stays (and it stays after a sentence that is still there)."""
+    from veil.agents.local.generalize import GeneralizeContext, PseudonymTable
+    from veil.agents.local.optimizer import Plan, analyse
+
+    text = "He was a chef. He lost his last battle to a rival. However, he remained involved. Also, he cooked."
+    task = Task(original=text, doc_id="d", name=None)
+    a = analyse(text, task, GeneralizeContext(pseudonyms=PseudonymTable(), doc_id="d"), load_policy(), set())
+    plan = Plan(analysis=a)
+    second = a.sentence_unit(1)
+    assert plan.render({second: ""}) == "He was a chef. He remained involved. Also, he cooked."
+    assert plan.render({}) == text

@@ -97,7 +97,7 @@ def _period_list(m: re.Match) -> str:
 
 
 # "started training at as a child" (at 6 years old): an age's rung brings its own preposition
-_AT_AGE = re.compile(r"\b([Aa])t (as an? (?:child|teenager|adult)|at a young age|in their (?:early |mid-|late )?[a-z]+ies)\b")
+_AT_AGE = re.compile(r"\b([Aa])t (as an? (?:child|teenager|adult)|at a young age|in (?:their|her|his) (?:early |mid-|late )?[a-z]+ies)\b")
 # "from the 1850s to the 1850s" -> "in the 1850s": a range whose ends generalized to one period
 _EMPTY_RANGE = re.compile(rf"\b(from|between|From|Between) (the (?:early |mid-|late )?{_PERIOD}) (?:to|until|till|and) \2")
 _MALE = re.compile(r"\b(?:he|him|his|himself)\b", re.I)
@@ -118,6 +118,8 @@ _DEFINITE = re.compile(r"\b(?:the|that|this|these|those)\s+([a-z]{4,})\b")
 _GENERIC_NOUNS = frozenset("""year years time times same following first last second third next previous world
 united national country city state""".split())
 # a sentence that opens by pointing back at the one before it
+_CONNECTIVE = re.compile(r"(?:However|Also|Moreover|Furthermore|Nevertheless|Nonetheless|In addition|Additionally|"
+                         r"Still|Instead|Meanwhile|Consequently|Therefore|Thus|As a result|Likewise|Similarly),\s+(?=[a-z])")
 _ANAPHOR = re.compile(r"(?:It|Its|This|That|These|Those|Such|They|Their|There|The same|Membership|Both|Each)\b")
 _FRONTED_PERIOD = re.compile(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})(,?\s+)"
                              r"(He|She|They|We|It|His|Her|Their|he|she|they|we|I|it|his|her|their)\b")
@@ -141,6 +143,7 @@ def tidy(sentence: str) -> str:
     hours of" a decade; never a word that still carries a fact."""
     s = _WS.sub(" ", sentence)
     s = _BRACKET_RANGE.sub(lambda m: f"({m.group(1) or ''}{m.group(2)}–{m.group(3) or ''}{m.group(4)})", s)
+    s = re.sub(rf"\(((?:early |mid-|late )?{_PERIOD})\s*[–-]\s*\1\)", r"(\1)", s)  # "(1870s–1870s)" -> "(1870s)"
     s = _SAME_PERIOD.sub(_same_period, s)
     s = _TWO_PERIODS.sub(r"\1 and", s)
     s = _SAME_PLACE.sub(r"\1", s)
@@ -1066,9 +1069,15 @@ class Plan:
     def render(self, choice: dict[int, str] | None = None) -> str:
         text = self.analysis.text
         out, pos = [], 0
+        gone = False  # the sentence before this one was deleted
         for si, (a, b) in enumerate(self.analysis.sentences):
             out.append(text[pos:a])
             rendered = self.render_sentence(si, choice)
+            if gone and rendered and (m := _CONNECTIVE.match(rendered)):
+                # "However, he remained involved." after the sentence it answered went: the
+                # connective goes (it links to nothing), the statement stays
+                rendered = rendered[m.end()].upper() + rendered[m.end() + 1:]
+            gone = not rendered and bool(text[a:b].strip())
             if not rendered:
                 out[-1] = out[-1] if not out[-1].strip() else out[-1]
                 if out[-1] and not out[-1].strip() and "\n" not in out[-1]:
