@@ -524,6 +524,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Tom Smith is a comedian. He hosts The Bear Down Podcast and appeared on The Todd Glass Show. In 2014 he "
      "raced in Formula Renault 3.5 for Fortec. He won and his team won.", "Tom Smith",
      "He is a comedian. He hosts a podcast and appeared on a show. In the 2010s he raced in a motor racing series."),
+    # a count before a name is a count ("257 Formula One World Championship Grands Prix" kept its 257)
+    ("Riccardo Patrese is a racing driver. He entered 257 Formula One World Championship Grands Prix. He won "
+     "and his team won.", "Riccardo Patrese", "He is a racing driver. He entered over 200 races."),
     # a rare name goes with its phrase
     ("Lika Guhathakurta is an American astrophysicist. She was the program scientist on SPARTAN-201. She won "
      "and her team won.", "Lika Guhathakurta", "She is an American astrophysicist. She was the program scientist."),

@@ -555,8 +555,9 @@ def _regex_spans(text: str) -> list[Span]:
             continue
         if 1000 <= n <= 2099 and "," not in m.group("n"):
             continue  # a year
-        if not nxt[0].islower() and nxt not in ("Grand",):
-            continue
+        verb = re.search(r"\b([a-z]+)\s+$", text[max(0, m.start() - 20):m.start()])
+        if not nxt[0].islower() and nxt not in ("Grand",) and not (n >= 10 and verb and verb.group(1) not in _STOP):
+            continue  # (but "entered 257 Formula One Grands Prix" counts races)
         prev = re.search(r"([A-Za-z.]+)\s*$", text[max(0, m.start() - 12):m.start()])
         if prev and (prev.group(1)[0].isupper() and prev.group(1) not in _SENT_STARTERS) and nxt.lower() != "times":
             continue  # "Soyuz 17", "No. 9": part of a name or a rank (not "in the Olympiads 11 times")
@@ -1370,8 +1371,8 @@ def _rare_names(text: str, doc, spans: list[Span]) -> list[Span]:
             x, b = spans[k], toks[-1].idx + len(toks[-1].text)
             spans[k] = Span(x.start, b, text[x.start:b], x.type, x.score, x.evidence + "+rare_tail", x.meta)
             continue
-        if (start > 0 and not free(doc[start - 1]) and doc[start - 1].text[:1].isalnum()) \
-                or (j < len(doc) and not free(doc[j]) and doc[j].text[:1].isalnum()):
+        if (start > 0 and not free(doc[start - 1]) and doc[start - 1].text[:1].isalpha()) \
+                or (j < len(doc) and not free(doc[j]) and doc[j].text[:1].isalpha()):
             continue  # part of a name a span already holds ("Peter Rook 1": "Peter" is a given name)
         if any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in toks[-1].head.children) \
                 or any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in toks[-1].children) \
