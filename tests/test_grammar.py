@@ -527,6 +527,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # a count before a name is a count ("257 Formula One World Championship Grands Prix" kept its 257)
     ("Riccardo Patrese is a racing driver. He entered 257 Formula One World Championship Grands Prix. He won "
      "and his team won.", "Riccardo Patrese", "He is a racing driver. He entered over 200 races."),
+    # a name after "mayor of" is a municipality ("the mayor of Person LL" was an output)
+    ("Tom Hall is a politician. He served as the mayor of Monte Hermoso. He won and his team won.", "Tom Hall",
+     "He is a politician. He served as the mayor of a municipality."),
     # a rare name goes with its phrase
     ("Lika Guhathakurta is an American astrophysicist. She was the program scientist on SPARTAN-201. She won "
      "and her team won.", "Lika Guhathakurta", "She is an American astrophysicist. She was the program scientist."),
@@ -681,6 +684,7 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("He started training at as a child.", "He started training as a child."),  # "at 6 years old"
     ("She wrote her memoir at in her early eighties.", "She wrote her memoir in her early eighties."),
     ("He was elected to Congress (1870s–1870s).", "He was elected to Congress (1870s)."),
+    ("He received his doctorate and an M.S..", "He received his doctorate and an M.S."),
     ("He won a championship in the 1990s, the 2010s and the 2010s.", "He won a championship in the 1990s and the 2010s."),
     ("In the 2010s, he announced his retirement in the 2010s.", "In the 2010s, he announced his retirement."),
     ("He won in the 1990s, the 2000s, and the 2010s.", "He won in the 1990s, the 2000s, and the 2010s."),

@@ -139,6 +139,7 @@ SLOT_KINDS = {
     ("race", "for"): "a team", ("player", "for"): "a team", ("coach", "of"): "a team", ("captain", "of"): "a team",
     ("basketball", "for"): "a team", ("football", "for"): "a team", ("baseball", "for"): "a team",
     ("hockey", "for"): "a team", ("soccer", "for"): "a team", ("rugby", "for"): "a team", ("cricket", "for"): "a team",
+    ("mayor", "of"): "a municipality", ("mayoralty", "of"): "a municipality",
 }
 
 
@@ -204,7 +205,8 @@ class Generalize(Operator):
         ladder = candidates(span, ctx=ctx)
         kind = span.type.lower()
         if not ladder:
-            if span.type == "NAME" and (slot := slot_kind(span)) and (slot != "a team" or " " in span.text.strip()):
+            if span.type in ("NAME", "LOCATION") and (slot := slot_kind(span)) \
+                    and (slot != "a team" or " " in span.text.strip()):
                 # "graduated from UMass", "played for Rochester Rattlers": what the verb says it is
                 # (one word after "played for" may be a bandleader: "Ellington")
                 return Decision(slot, (), f"{kind} after '{_governor(span)}' is {slot}")
@@ -430,10 +432,11 @@ class Person(Operator):
             # "in" a name is a venue more often than a person; a pseudonym there invents one
             return Decision(pseudo, (), "a name after 'at' or 'in' (a venue more often than a person): its phrase goes",
                             drop_unit=True, or_sentence=True)
-        if not subject.is_subject(span) and not confirmed_person(span, ctx) and slot_kind(span) == "a team" \
-                and " " in span.text.strip():
-            # "plays for Blyth Spartans" (not "played for Ellington": one word may be a bandleader)
-            return Decision("a team", (), f"a name of unknown kind after '{_governor(span)}' is a team")
+        if not subject.is_subject(span) and not confirmed_person(span, ctx) and (kind := slot_kind(span)) \
+                and (kind != "a team" or " " in span.text.strip()):
+            # "plays for Blyth Spartans" (not "played for Ellington": one word may be a bandleader),
+            # "the mayor of Monte Hermoso" ("mayor of Person LL" was an output)
+            return Decision(kind, (), f"a name of unknown kind after '{_governor(span)}' is {kind}")
         if not subject.is_subject(span) and not confirmed_person(span, ctx):
             # maybe a club, a town, a ship: the phrase that holds it goes; the pseudonym only
             # where no phrase can (a direct identifier is never kept)
