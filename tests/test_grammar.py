@@ -527,6 +527,15 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # a count before a name is a count ("257 Formula One World Championship Grands Prix" kept its 257)
     ("Riccardo Patrese is a racing driver. He entered 257 Formula One World Championship Grands Prix. He won "
      "and his team won.", "Riccardo Patrese", "He is a racing driver. He entered over 200 races."),
+    # a work's noun may carry a capitalised modifier ("the Japanese cooking show Iron Chef" stayed)
+    ("Yutaka Ishinabe was a chef. He was a chef in the Japanese cooking show Iron Chef. He won and his team won.",
+     "Yutaka Ishinabe", "He was a chef. He was a chef in a Japanese cooking show."),
+    # a rare name that was its noun's only determiner leaves an article ("played for team" would not read);
+    # the data's escaped quotes stick to the words and go with the name; a name before a noun after "a" is
+    # still a name ("a Fortec car")
+    ('Anna Kovac is a chess player. She played for \\"Peter Rook 1\\" team that took first place. He drove a '
+     "Fortec car. She won and her team won.", "Anna Kovac",
+     "She is a chess player. She played for a team that took first place. He drove a car."),
     # a name after "mayor of" is a municipality ("the mayor of Person LL" was an output)
     ("Tom Hall is a politician. He served as the mayor of Monte Hermoso. He won and his team won.", "Tom Hall",
      "He is a politician. He served as the mayor of a municipality."),

@@ -357,6 +357,12 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # "the women's team", "the Girls' division": a category, not a description of the
             # subject ("the people's team" was false)
             options = []
+        if options[:1] == [""] and s.meta.get("role") == "modifier" and (art := _bare_noun_article(s, doc, text)):
+            # "played for \"Peter Rook 1\" team" -> "played for a team", not "for team": the name
+            # was the noun's only determiner
+            options = [art] + options[1:]
+            if d.replacement == "":
+                d = dataclasses.replace(d, replacement=art)
         if s.type == "NATIONALITY" and d.replacement is None and (held := _nationality_of(s, doc)):
             # "the first Dutch professional baseball player" is not "the first European" one (nor the
             # first at all); "the British Ambassador" is no "European Ambassador", but an ambassador
@@ -461,6 +467,25 @@ _CATEGORY_NOUNS = frozenset("women men girls boys ladies gentlemen woman man gir
 _OFFICES = frozenset("ambassador consul envoy minister representative commissioner delegate attaché ambassadorship "
                      "embassy consulate chancellor premier".split())
 _RANKED = frozenset("first second third fourth fifth last only sole youngest oldest earliest latest".split())
+
+
+def _bare_noun_article(s: Span, doc, text: str) -> str | None:
+    """The article a singular common noun needs once the name before it, its only determiner,
+    goes ("for Fortec team" -> "for a team"), or None."""
+    toks = _tokens_in(s, doc)
+    if not toks:
+        return None
+    k = toks[-1].i + 1
+    while k < len(doc) and doc[k].is_punct:
+        k += 1
+    if k >= len(doc):
+        return None
+    noun, inside = doc[k], range(toks[0].i, toks[-1].i + 1)
+    if noun.tag_ != "NN" or not any(t.head.i == noun.i for t in toks) \
+            or any(c.dep_ in ("det", "poss", "nummod") and c.i not in inside for c in noun.children) \
+            or (toks[0].i > 0 and doc[toks[0].i - 1].dep_ in ("det", "poss")):
+        return None
+    return article_for(noun.text if k == toks[-1].i + 1 else text[s.end:].split()[0])
 
 
 def _nationality_of(s: Span, doc) -> str | None:

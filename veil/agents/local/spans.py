@@ -1343,8 +1343,14 @@ def _rare_names(text: str, doc, spans: list[Span]) -> list[Span]:
     def free(t) -> bool:
         return covered.find(1, t.idx, t.idx + len(t.text)) == -1
 
+    def bare(t) -> str:  # (the data's escaped quote sticks to its word: '\"Peter')
+        return t.text.lstrip('\\"“‘\'')
+
     def namey(t) -> bool:  # (the tagger calls "Fortec" an adjective and "SPARTAN-201" a noun)
-        return t.pos_ in ("PROPN", "NOUN", "ADJ", "X") and t.text[:1].isupper() and free(t)
+        return t.pos_ in ("PROPN", "NOUN", "ADJ", "X") and bare(t)[:1].isupper() and free(t)
+
+    def number(t) -> bool:
+        return t.like_num or bool(re.fullmatch(r"\d+(?:\.\d+)?\\?", t.text))
 
     out: list[Span] = []
     i = 0
@@ -1354,15 +1360,15 @@ def _rare_names(text: str, doc, spans: list[Span]) -> list[Span]:
             continue
         j = i + 1
         while j < len(doc) and j - i < 6 and not doc[j].is_sent_start and free(doc[j]) and (
-                namey(doc[j]) or (doc[j].like_num and (namey(doc[j - 1]) or doc[j - 1].text == "-"))
+                namey(doc[j]) or (number(doc[j]) and (namey(doc[j - 1]) or doc[j - 1].text == "-"))
                 or (doc[j].text in ("-", "/") and not doc[j - 1].whitespace_ and not doc[j].whitespace_)):
             j += 1
-        while j > i + 1 and not namey(doc[j - 1]) and not doc[j - 1].like_num:
+        while j > i + 1 and not namey(doc[j - 1]) and not number(doc[j - 1]):
             j -= 1  # (never ends on a hyphen)
         toks = doc[i:j]
         start = i
         i = j
-        words = [w for t in toks for w in re.findall(r"[^\W\d_]+", t.text)]
+        words = [w for t in toks for w in re.findall(r"[^\W\d_]+", bare(t))]
         if not words or (len(toks) == 1 and toks[0].is_sent_start):
             continue
         if start >= 2 and doc[start - 1].lower_ in _TAIL_CONNECTORS and doc[start - 2].text[:1].isupper() \
@@ -1374,15 +1380,16 @@ def _rare_names(text: str, doc, spans: list[Span]) -> list[Span]:
         if (start > 0 and not free(doc[start - 1]) and doc[start - 1].text[:1].isalpha()) \
                 or (j < len(doc) and not free(doc[j]) and doc[j].text[:1].isalpha()):
             continue  # part of a name a span already holds ("Peter Rook 1": "Peter" is a given name)
-        if any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in toks[-1].head.children) \
-                or any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in toks[-1].children) \
-                or (start > 0 and doc[start - 1].lower_ in ("a", "an")):
-            continue
+        last = toks[-1]
+        if last.dep_ not in ("compound", "amod", "nmod") and (
+                any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in last.children)
+                or (start > 0 and doc[start - 1].lower_ in ("a", "an"))):
+            continue  # ("a North American Astrophysicist"; not "a Fortec car")
         rare = [w for w in words if len(w) >= 3 and w.lower() not in known and not _COMMON_NOUN_TAIL.search(w.lower())
                 and not re.fullmatch(r"[A-Z]{2,}s", w) and _zipf(w.lower()) < RARE_ZIPF]  # ("DVDs", "RBIs")
         if not rare:
             continue
-        a, b = toks[0].idx, toks[-1].idx + len(toks[-1].text)
+        a, b = toks[0].idx + len(toks[0].text) - len(bare(toks[0])), toks[-1].idx + len(toks[-1].text.rstrip("\\"))
         if text[b:b + 1] == "." and toks[-1].lower_ in ("ave", "blvd", "st", "rd") and re.match(r"\.\s+[a-z]", text[b:b + 3]):
             b += 1  # "on Lexington Ave. in New York": the abbreviation's point is the name's
         if a > 0 and b < len(text) and text[a - 1] + text[b] in _QUOTE_PAIRS:
@@ -1436,7 +1443,7 @@ _WORK_NOUNS = ("book|novel|album|film|movie|song|single|play|poem|painting|sculp
                + "|".join(sorted(_NAMED_THINGS, key=len, reverse=True)))
 _TITLE_WORD = r"[A-Z0-9][\w'’-]*"
 _WORK_TITLE = re.compile(
-    rf"\b(?:(?P<det>[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Ii]ts|[Mm]y|[Oo]ur)\s+)?(?:(?!(?:the|a|an|his|her|their|its|my|our|in|on|at|of|to|for|by|with|from)\s)(?:[a-z-]+|TV)\s+){{0,2}}"
+    rf"\b(?:(?P<det>[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Ii]ts|[Mm]y|[Oo]ur)\s+)?(?:(?!(?:the|a|an|his|her|their|its|my|our|in|on|at|of|to|for|by|with|from)\s)(?:[a-z-]+|TV|[A-Z][a-z]+)\s+){{0,2}}"
     rf"(?P<noun>{_WORK_NOUNS})"
     rf"\s+(?P<title>\\?[\"“][^\"”\n]{{1,80}}?\\?[\"”]|{_TITLE_WORD}(?:\s+(?:(?:and|of|the|a|an|in|on|for|to|with|&|from)\s+)*"
     rf"{_TITLE_WORD})*)")
