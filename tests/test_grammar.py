@@ -530,6 +530,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # a work's noun may carry a capitalised modifier ("the Japanese cooking show Iron Chef" stayed)
     ("Yutaka Ishinabe was a chef. He was a chef in the Japanese cooking show Iron Chef. He won and his team won.",
      "Yutaka Ishinabe", "He was a chef. He was a chef in a Japanese cooking show."),
+    # (but never a name the replacement would keep: "the Hitchcock film Vertigo" is no "a Hitchcock film")
+    ("Tom Hall is an actor. He appeared in the Hitchcock film Vertigo. He won and his team won.", "Tom Hall",
+     "He is an actor. He appeared in the film"),
     # a rare name that was its noun's only determiner leaves an article ("played for team" would not read);
     # the data's escaped quotes stick to the words and go with the name; a name before a noun after "a" is
     # still a name ("a Fortec car")

@@ -1464,6 +1464,9 @@ def _work_titles(text: str) -> list[Span]:
         det, noun = m.group("det"), m.group("noun")
         if not det and not quoted:
             continue  # "to play Hamlet", "show Kennedy": a verb before its object, no work's name
+        if any(w not in lex["nationalities"] for w in re.findall(r"\b[A-Z][a-z]+\b", text[m.end("det"):m.start("noun")])):
+            continue  # a capitalised modifier is a nationality ("the Japanese cooking show"), never a name
+            # that the replacement would keep ("the Hitchcock film Vertigo" is no "a Hitchcock film")
         end = m.end("title")
         if noun.lower() in _NAMED_THINGS and not quoted:
             # a name, not a title: it runs on no "on" ("the restaurant Momosan Ramen & Sake | on Lexington Ave.")
