@@ -40,7 +40,7 @@ from veil.agents.local.p_evaluator import LocalPrivacyEvaluator, rank_tokens
 from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, plural, load_policy
 from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import NAME_TITLES, Span, deny_spans, find_spans, fold
-from veil.agents.local.units import Constituent, constituents, is_ordinal
+from veil.agents.local.units import RANKING, Constituent, constituents, is_ordinal
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
 
@@ -466,7 +466,6 @@ _ARGUMENT_DEPS = ("nsubj", "nsubjpass", "dobj", "dative", "iobj", "oprd")
 _CATEGORY_NOUNS = frozenset("women men girls boys ladies gentlemen woman man girl boy lady".split())
 _OFFICES = frozenset("ambassador consul envoy minister representative commissioner delegate attaché ambassadorship "
                      "embassy consulate chancellor premier".split())
-_RANKED = frozenset("first second third fourth fifth last only sole youngest oldest earliest latest".split())
 
 
 def _bare_noun_article(s: Span, doc, text: str) -> str | None:
@@ -500,7 +499,7 @@ def _nationality_of(s: Span, doc) -> str | None:
         noun = noun.head
     if noun.lemma_.lower() in _OFFICES or any(t.lower_ in _OFFICES for t in doc[head.i + 1:noun.i + 1]):
         return "office"
-    if any(c.i < head.i and (c.lower_ in _RANKED or c.tag_ in ("JJS", "RBS") or is_ordinal(c)) for c in noun.children):
+    if any(c.i < head.i and (c.lower_ in RANKING or c.tag_ in ("JJS", "RBS") or is_ordinal(c)) for c in noun.children):
         return "ranked"
     return None
 

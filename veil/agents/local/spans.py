@@ -1390,7 +1390,7 @@ def _rare_names(text: str, doc, spans: list[Span]) -> list[Span]:
         if not rare:
             continue
         a, b = toks[0].idx + len(toks[0].text) - len(bare(toks[0])), toks[-1].idx + len(toks[-1].text.rstrip("\\"))
-        if text[b:b + 1] == "." and toks[-1].lower_ in ("ave", "blvd", "st", "rd") and re.match(r"\.\s+[a-z]", text[b:b + 3]):
+        if text[b:b + 1] == "." and toks[-1].lower_ in _POINTED and re.match(r"\.\s+[a-z]", text[b:b + 3]):
             b += 1  # "on Lexington Ave. in New York": the abbreviation's point is the name's
         if a > 0 and b < len(text) and text[a - 1] + text[b] in _QUOTE_PAIRS:
             a, b = a - 1, b + 1  # "and "Meteora" CDs": the quotes go with the name (never an empty "")
@@ -1405,9 +1405,9 @@ def _rare_names(text: str, doc, spans: list[Span]) -> list[Span]:
             out.append(Span(a, b, text[a:b], "EVENT", 0.6, "lexicon:event+untagged", {"ladder": event}))
         elif info is not None:
             out.append(Span(a, b, text[a:b], "LOCATION", 0.6, "gazetteer:untagged", info))
-        elif (last := toks[-1].text.lower().rstrip(".")) in lex["name_kinds"]:  # "Lexington Ave": a street
+        elif (kind := toks[-1].text.lower().rstrip(".")) in lex["name_kinds"]:  # "Lexington Ave": a street
             out.append(Span(a, b, text[a:b], "NAME", 0.6, "wordfreq:rare+kind",
-                            {"rare": rare, "ladder": list(lex["name_kinds"][last]), "head": last}))
+                            {"rare": rare, "ladder": list(lex["name_kinds"][kind]), "head": kind}))
         else:
             out.append(Span(a, b, text[a:b], "NAME", 0.6, "wordfreq:rare", {"rare": rare}))
     return sorted(spans + out, key=lambda s: s.start)

@@ -90,9 +90,10 @@ _ORDINAL_WORD = re.compile(r"[\w-]+(?:st|nd|rd|th)")
 def is_ordinal(tok) -> bool:
     """"3rd", "third", "ninth", "twenty-first": a number word that ranks, counting nothing."""
     return tok.like_num and bool(_ORDINAL_WORD.fullmatch(tok.lower_))
-_RANKING = frozenset("first second third fourth fifth last only sole youngest oldest earliest".split())
+# words that rank the noun they modify: a phrase they make true stays with them
+RANKING = frozenset("first second third fourth fifth last only sole youngest oldest earliest".split())
 _HEDGES = frozenset("allegedly reportedly unofficial unofficially later stripped disputed claimed unconfirmed".split())
-_NEEDS_ITS_CLAUSE = _RANKING | {"person", "one", "man", "woman"}  # "the oldest person to walk on the Moon"
+_NEEDS_ITS_CLAUSE = RANKING | {"person", "one", "man", "woman"}  # "the oldest person to walk on the Moon"
 _QUALIFIERS = KEEP_MODIFIERS | _HEDGES  # a bracket holding one qualifies the claim: "(interim)", "(allegedly)"
 
 
@@ -152,20 +153,20 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # "one of several players" -> "one of players": a quantifier is the noun's determiner
     if dep == "amod" and tok.lower_.split("-")[0] in KEEP_MODIFIERS:
         return None  # "the former head coach" -> "the head coach" is false
-    if dep == "amod" and any(c.i < tok.i and (c.lower_ in _RANKING or is_ordinal(c))
+    if dep == "amod" and any(c.i < tok.i and (c.lower_ in RANKING or is_ordinal(c))
                              for c in tok.head.children):
         return None  # "the third most conservative member" -> "the third member" is false
     if dep in ("acl", "relcl", "amod") and tok.head.lower_ in _NEEDS_ITS_CLAUSE:
         return None  # "the fifth and oldest person to walk on the Moon" -> "the person"
     if dep in ("acl", "relcl", "prep") and tok.i > tok.head.i and any(
-            c.i < tok.head.i and (c.tag_ in ("JJS", "RBS") or c.lower_ in _RANKING) for c in tok.head.children):
+            c.i < tok.head.i and (c.tag_ in ("JJS", "RBS") or c.lower_ in RANKING) for c in tok.head.children):
         return None  # "the first physician to fly in space" -> "the first physician": a false superlative
     if dep == "prep" and tok.i > tok.head.i and any(t.tag_ in ("JJS", "RBS") for t in tok.subtree) and any(
             c.lower_ == "the" for n in (tok.head, tok.doc[tok.i - 1]) if n.pos_ in ("NOUN", "PROPN") for c in n.children):
         # (the parse may hang the phrase on the verb: "became the Spaniard | with the most medals")
         return None  # "the Spaniard with the most Olympic medals ever" -> "the Spaniard": the phrase picks him out
     if dep == "prep" and tok.lower_ == "since" and any(
-            t.i < tok.i and (t.lower_ in _RANKING or is_ordinal(t)) for t in sent):
+            t.i < tok.i and (t.lower_ in RANKING or is_ordinal(t)) for t in sent):
         return None  # "the first driver killed ... since Ayrton Senna" -> "the first driver killed": false
     doc = tok.doc
     if dep == "prep" and left.i - 1 >= sent.start and doc[left.i - 1].dep_ == "mark" and doc[left.i - 1].head == tok.head:
@@ -286,4 +287,4 @@ def constituents(doc, sentences: list[tuple[int, int]]) -> list[Constituent]:
     return out
 
 
-__all__ = ["Constituent", "Piece", "REMOVABLE", "constituents", "is_ordinal"]
+__all__ = ["Constituent", "Piece", "RANKING", "REMOVABLE", "constituents", "is_ordinal"]
