@@ -71,6 +71,52 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     assert not any("composition pupil" in p for p in u.get("conjunct", [])), u
 
 
+@pytest.mark.parametrize("text, not_a_unit", [
+    # each was deleted alone and left a stub a blind reader flagged
+    ("He retired at the end of that season, aged 32.", "of that season"),  # "at the end"
+    ("He was the third student of Yip Man in the discipline of Wing Chun.", "of Wing Chun"),
+    ("Combining his love for photography and physics, he designed cameras.", "for photography and physics"),
+    ("She won the prize for the best female player, thanks to her fine play.", "to her fine play"),  # "thanks."
+    ("In September 2014, Hutchins left his role as tournament director to take up a new position.",
+     "as tournament director"),  # "he left his role"
+    ("He made it to the third round of the US Open.", "to the third round of the US Open"),  # "he made it."
+    ("He was appointed by Bush to serve as Assistant to the President.", "to the President"),
+    ("He was a racehorse trainer and winner of the 1971 Derby.", "of the 1971 Derby"),  # "trainer and winner."
+])
+def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
+    flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]
+    assert not_a_unit not in flat, flat
+
+
+def test_a_pointer_whose_antecedent_the_edits_took_goes_with_its_phrase(engine):
+    """"In this competition" after the championship it pointed at was generalized away, and "at
+    the end of that season" after the season's sentence went, point at nothing."""
+    from veil.agents.base import Task
+    from veil.agents.local.generalize import GeneralizeContext, PseudonymTable
+    from veil.agents.local.optimizer import Plan, analyse
+    from veil.agents.local.policy import load_policy
+
+    def plan_of(text):
+        task = Task(name="Sebastian Lang", label="Cyclist", original=text, doc_id="t")
+        analysis = analyse(text, task, GeneralizeContext(doc_id="t", pseudonyms=PseudonymTable()), load_policy(), set())
+        return task, Plan(analysis=analysis)
+
+    task, plan = plan_of("Lang is a German cyclist. In 2011, he won a stage for Omega Pharma. "
+                         "In this competition he also won the prize for the best climber.")
+    assert [(si, n) for si, _, _, n in plan.analysis.pointers] == [(2, "competition")]
+    engine.optimizer._drop_dangling(plan, task)
+    assert plan.render() == plan.analysis.text  # nothing before it changed: the pointer still points
+    plan.choice[plan.analysis.sentence_unit(1)] = ""  # the stage's sentence goes
+    engine.optimizer._drop_dangling(plan, task)
+    assert plan.render() == "Lang is a German cyclist. He also won the prize for the best climber.", plan.render()
+    # no phrase of it may go ("He retired." says less than the writer did): the sentence goes
+    task, plan = plan_of("Lang is a German cyclist. In 2011, he rode all three Grand Tours for Omega Pharma. "
+                         "He retired at the end of that season, aged 32.")
+    plan.choice[plan.analysis.sentence_unit(1)] = ""
+    engine.optimizer._drop_dangling(plan, task)
+    assert plan.render() == "Lang is a German cyclist.", plan.render()
+
+
 def test_a_phrase_that_names_or_ranks_is_no_unit():
     flat = [p for ps in units_of("A Hall of Fame inductee, Sarazen was the Horse of the Year in 1924.").values() for p in ps]
     assert "of Fame" not in flat and "of the Year" not in flat, flat  # "A Hall, Sarazen was the Horse" were outputs
@@ -682,6 +728,10 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("Person A (the 1890s – the 1970s) was a tennis player.", "Person A (1890s–1970s) was a tennis player."),
     ("He (in the 1930s, Russia – in the 1990s, Russia) was a doctor.", "He (1930s, Russia–1990s, Russia) was a doctor."),
     ("From the 1860s until the 1860s he was president.", "In the 1860s he was president."),
+    # a kind of organization needs no "of an organization" after it (the Wings of the National Lacrosse League)
+    ("He is the former head coach of a team of an organization.", "He is the former head coach of a team."),
+    ("He was a member of an organization.", "He was a member of an organization."),
+    ("The years the 1840s and 1850s are among his most fertile.", "The 1840s and 1850s are among his most fertile."),
     ("In the 2000s and the 2000s, she was ambassador.", "In the 2000s, she was ambassador."),
     ("He broke through in late the 2010s.", "He broke through in the 2010s."),  # "late 2012" is no "late 2010s"
     ("On the 2010s, he hosted an evening.", "In the 2010s, he hosted an evening."),

@@ -33,7 +33,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from veil.agents.local.spans import HONORIFICS, NAME_TITLES, Span, fold, gazetteer, lexicon, place_info
+from veil.agents.local.spans import HONORIFICS, NAME_TITLES, Span, fold, gazetteer, lexicon, _takes_the, place_info
 
 GENERAL = {
     "PERSON": "a person", "DATE": "a date", "YEAR": "a year", "DECADE": "a decade", "AGE": "an adult",
@@ -444,8 +444,10 @@ def _money_ladder(span: Span) -> list[str]:
 
 
 def _the_country(name: str, code: str | None) -> str:
-    if code and code in lexicon()["countries_with_the"]:
-        return f"the {name}"
+    if name.startswith("The "):
+        return "the " + name[4:]  # (the gazetteer's "The Netherlands")
+    if code and code in lexicon()["countries_with_the"] and _takes_the(name):
+        return f"the {name}"  # (the gazetteer's short names take none: "from Czechia", not "from the Czechia")
     return name
 
 

@@ -54,6 +54,10 @@ _BRACKET_RANGE = re.compile(rf"\((?:in )?(?:the )?(early |mid-|late )?({_PERIOD}
 # "an organization, an organization and an organization": "three organizations"
 _SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+)?)((?:, \1 \2\b)*,? and \1 \2)\b")
 _COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}
+# "the head coach of a team of an organization" (the Philadelphia Wings of the National Lacrosse
+# League): an organization's kind needs no "of an organization" after it
+_KIND_OF_ORGANIZATION = re.compile(r"\b(an? (?:[a-z]+ )?(?:organization|team|club|company|university|school|league|"
+                                   r"association|institution|agency|federation|union|band|orchestra)) of an organization\b")
 
 
 def _same_kind_list(m: re.Match) -> str:
@@ -148,6 +152,8 @@ def tidy(sentence: str) -> str:
     s = _TWO_PERIODS.sub(r"\1 and", s)
     s = _SAME_PLACE.sub(r"\1", s)
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
+    s = _KIND_OF_ORGANIZATION.sub(r"\1", s)
+    s = re.sub(rf"\b([Tt]he|[Tt]hose|[Tt]hese) years? the ((?:early |mid-|late )?{_PERIOD})", r"\1 \2", s)  # "The years the 1840s and 1850s"
     s = _EMPTY_RANGE.sub(lambda m: ("In " if m.group(1)[0].isupper() else "in ") + m.group(2), s)
     s = _LATE_THE.sub(lambda m: f"the {m.group(2)}", s)
     s = _ON_PERIOD.sub(lambda m: ("In " if m.group(1) == "O" else "in ") + m.group(2), s)
@@ -259,6 +265,9 @@ class Analysis:
     has_root: list[bool]
     units: list[Unit]
     bare: list[bool] = field(default_factory=list)  # the original sentence's verb stands alone ("he retired.")
+    # "this competition", "that season": (sentence, start, end, noun) of each noun phrase whose
+    # determiner points back at something said before (see LocalOptimizer._drop_dangling)
+    pointers: list[tuple[int, int, int, str]] = field(default_factory=list)
     _by_sentence: list[list[int]] | None = field(default=None, repr=False)
     _rendered: dict[tuple, str] = field(default_factory=dict, repr=False)
 
@@ -406,7 +415,10 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         body = " ".join(text[p.start:p.end] for p in c.pieces)
         units.append(Unit(c.kind, c.start, c.end, c.sentence if c.kind != "sentence" else c.sentence, body,
                           constituent=c, tokens=list(_tokens_of(body))))
-    analysis = Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare)
+    pointers = [(sentence_of(t.idx), t.idx, t.head.idx + len(t.head.text), t.head.lower_)
+                for t in doc if t.dep_ == "det" and t.lower_ in _DEMONSTRATIVES and t.head.pos_ == "NOUN"
+                and t.head.i > t.i and t.head.lower_ not in _DEICTIC] if english else []
+    analysis = Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare, pointers=pointers)
     for i, u in enumerate(units):
         if u.kind == "span" and u.drop_unit and u.policy is None and not u.or_sentence and u.span.type == "ORG" \
                 and (re.search(r"\s(?:and|&)\s", u.text) or "acronym" in u.span.evidence) and has_root[u.sentence] \
@@ -421,6 +433,9 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
 
 
 _PRONOUNS = frozenset("he she they him her them".split())
+_A_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
+_DEMONSTRATIVES = frozenset("this that these those".split())
+_DEICTIC = frozenset("time times point moment way period stage day days world".split())  # "at that time" needs no antecedent
 _NAMED_TYPES = ("ORG", "EVENT", "AWARD", "WORK", "PRODUCT", "LOCATION", "PROPER", "NAME", "TITLE")
 
 
@@ -564,11 +579,14 @@ def role_of(s: Span, doc) -> str | None:
         return "born_place"  # "(born New York City)": a place without its preposition -> "(born in the United States)"
     if s.type in ("DATE", "DOB", "YEAR") and prev is not None and prev.lower_ in ("born", "died", "b.", "d."):
         return None  # "born 6 July 1973": a time adverbial whatever the parse says ("born in the 1970s")
-    if prev is not None and prev.dep_ in ("nummod", "quantmod") and prev.head.i >= first.i and not is_ordinal(prev):
+    if prev is not None and prev.dep_ in ("nummod", "quantmod") and prev.head.i >= first.i and not is_ordinal(prev) \
+            and not _A_YEAR.fullmatch(prev.text):
         return "counted"
-    if prev is not None and prev.like_num and prev.head.i in range(first.i, toks[-1].i + 1) and not is_ordinal(prev):
-        return "counted"  # (an ordinal counts nothing: "the historic Eighty-ninth Congress")
-    if any(c.dep_ == "nummod" and c.i < first.i for c in head.children):
+    if prev is not None and prev.like_num and prev.head.i in range(first.i, toks[-1].i + 1) and not is_ordinal(prev) \
+            and not _A_YEAR.fullmatch(prev.text):
+        return "counted"  # (an ordinal counts nothing: "the historic Eighty-ninth Congress"; nor does a
+        # year: "the 2005 Tour de France")
+    if any(c.dep_ == "nummod" and c.i < first.i and not _A_YEAR.fullmatch(c.text) for c in head.children):
         return "counted"  # "four consecutive Summer Olympics"
     if head.dep_ == "pobj":
         prep = head.head.lower_
@@ -625,6 +643,8 @@ def _with_modifier_tail(s: Span, doc) -> Span:
     if k != toks[0].i:
         s = Span(doc[k].idx, s.end, text[doc[k].idx:s.end], s.type, s.score, s.evidence, s.meta)
     noun = head.head
+    if noun.pos_ == "PROPN":
+        return s  # the words before a name's head are the name's own: "the 2005 Tour de France" is no "the de France"
     j = toks[-1].i + 1
     while j < noun.i and doc[j].pos_ in ("PROPN", "NUM") and len(doc[j].text) > 1 and doc[j].text[:1].isupper() \
             and doc[j].head.i in (noun.i, *range(toks[0].i, j)):
@@ -1453,6 +1473,44 @@ class LocalOptimizer(Optimizer):
                 plan.reasons[j] = ("what the edits left of the sentence says next to nothing" if j == k
                                    else "refers back to a deleted sentence")
 
+    def _drop_dangling(self, plan: Plan, task: Task) -> None:
+        """A demonstrative whose antecedent the edits took ("She played for a team that took first
+        place. In this competition she also won the prize", "He retired at the end of that season"
+        after the season's sentence went): the smallest phrase that holds it goes, else its
+        sentence (never the first, nor one that carries the label). Part of the floor."""
+        analysis, text = plan.analysis, plan.analysis.text
+        protected = self._protected(task)
+        for si, start, end, noun in analysis.pointers:
+            k = analysis.sentence_unit(si)
+            if k is None or k in plan.choice or any(
+                    plan.units[j].start <= start and end <= plan.units[j].end and j in plan.choice
+                    for j in analysis.by_sentence(si) if plan.units[j].kind != "span"):
+                continue  # already gone
+            a = analysis.sentences[si][0]
+            earlier = [j for j in analysis.by_sentence(si) if j in plan.choice and plan.units[j].end <= start]
+            before_changed = bool(earlier) or (si > 0 and plan.render_sentence(si - 1) != text[slice(*analysis.sentences[si - 1])])
+            if not before_changed:
+                continue
+            said = " ".join(plan.render_sentence(x) for x in range(si)) + " " + text[a:start]
+            if re.search(rf"\b{re.escape(noun.rstrip('s'))}", said, re.I):
+                continue  # the noun itself is still there to point at
+            holders = sorted((j for j in analysis.by_sentence(si)
+                              if (w := plan.units[j]).constituent is not None and w.kind in DROP_KINDS
+                              and w.start <= start and end <= w.end and w.constituent.n_tokens <= MAX_DROP_TOKENS),
+                             key=lambda j: plan.units[j].end - plan.units[j].start)
+            for j in holders:
+                if plan.try_choose(j, "", "points back at words the edits removed: its phrase goes"):
+                    plan.floor[j] = ""
+                    break
+            else:
+                if si == 0 or any(self._is_protected(t, protected) for t in plan.units[k].tokens):
+                    continue
+                for j in self._with_followers(plan, k):
+                    plan.choice[j] = plan.floor[j] = ""
+                    plan.order.append(j)
+                    plan.reasons[j] = ("points back at words the edits removed" if j == k
+                                       else "refers back to a deleted sentence")
+
     @staticmethod
     def _with_followers(plan: Plan, i: int) -> list[int]:
         """Sentence unit i and the sentences right after it that refer back to it ("It was...",
@@ -1587,6 +1645,7 @@ class LocalOptimizer(Optimizer):
         if key not in plans:
             plan = self.privacy_plan(task, batch, clues)
             self._drop_stubs(plan, task)
+            self._drop_dangling(plan, task)
             if mode == "utility":
                 plan.restored = self.restore(plan, task, batch)
             plans[key] = plan

@@ -1117,6 +1117,7 @@ def _untagged_org(text: str, doc, i: int) -> Span | None:
 
 
 _YEAR_BEFORE = re.compile(rf"\b{_YEAR}\s+$")
+_YEAR_LISTED = re.compile(rf"\b{_YEAR}(?:,\s*|,?\s+(?:and|or|&)\s+)$")
 _DEGREE_AFTER = re.compile(r"\s+degree\b", re.I)
 _THE_BEFORE = re.compile(r"\b[Tt]he\s+$")
 
@@ -1146,7 +1147,10 @@ def _with_articles(text: str, spans: list[Span]) -> list[Span]:
             m = _YEAR_BEFORE.search(text, max(0, s.start - 6), s.start)
             if m:
                 meta = dict(s.meta, year=int(text[m.start():m.start() + 4]))
-                s = Span(m.start(), s.end, text[m.start():s.end], s.type, s.score, "regex:year+" + s.evidence, meta)
+                a = m.start()
+                while (m2 := _YEAR_LISTED.search(text, max(0, a - 12), a)):
+                    a = m2.start()  # "the 2004 and 2008 Summer Olympics": every year of the list ("the 2004 and Summer Olympics")
+                s = Span(a, s.end, text[a:s.end], s.type, s.score, "regex:year+" + s.evidence, meta)
         out.append(s)
     return out
 
@@ -1283,12 +1287,44 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     candidates += _entity_spans(text, doc)
     candidates += _gendered_spans(text)
     candidates += _work_titles(text)
+    candidates += _lexicon_events(text)
     # a direct identifier (contact, id, address, date of birth) wins over any span it overlaps
     direct = [s for s in candidates if s.type in DIRECT_TYPES]
     candidates = [s for s in candidates if s.type in DIRECT_TYPES
                   or not any(s.start < d.end and d.start < s.end for d in direct)]
     spans = _rare_names(text, doc, _whole_hyphenated(text, resolve_overlaps(candidates)))
     return tuple(_same_place(spans))
+
+
+@lru_cache(maxsize=1)
+def _event_pattern() -> re.Pattern:
+    phrases = sorted((p for p, _ in lexicon()["events"] if " " in p), key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b", re.I)
+
+
+_EVENT_TAIL = re.compile(r" ((?:[A-Z][\w'’-]*|\d+(?:\.\d+)?)\b)")
+
+
+def _lexicon_events(text: str) -> list[Span]:
+    """A capitalised event of the lexicon wherever it stands: the NER tags "the 2005 Tour de
+    France" as a date and nothing else, and no word of it is rare ("In the de France" was an
+    output once the year took "Tour" with it)."""
+    folded = text.lower() if text.isascii() else "".join(
+        (unicodedata.normalize("NFKD", c)[:1] or c).lower() for c in text)  # (fold, offset by offset)
+    if len(folded) != len(text):
+        return []  # (folding changed the offsets: the NER and the rare-name finder still act)
+    out = []
+    for m in _event_pattern().finditer(folded):
+        a, b = m.span()
+        if not text[a].isupper():
+            continue
+        while (m2 := _EVENT_TAIL.match(text, b)) and not (m2.group(1).endswith(".") and re.match(r"\s*(?:$|[A-Z])", text[m2.end():])):
+            b = m2.end()  # the rest of its name: "Formula Renault 3.5", "the Tour de France Femmes"
+        b -= text[a:b].endswith(".")
+        ladder = _lookup_phrase("events", folded[a:b])
+        if ladder:
+            out.append(Span(a, b, text[a:b], "EVENT", 0.7, "lexicon:event+phrase", {"ladder": ladder}))
+    return out
 
 
 _HYPHEN_TAIL = re.compile(r"(?:-[A-Z][\w'’]*)+")

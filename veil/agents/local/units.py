@@ -34,7 +34,17 @@ piece couple lot majority rest half group pair set member members parts ones doz
 variety range list total amount share brother sister son daughter wife husband father mother parent child
 children cousin uncle aunt nephew niece grandson granddaughter grandfather grandmother widow widower friend
 partner spouse twin sibling relative descendant ancestor field area role position rank capacity slew host handful
-array plethora multitude bunch lots focus emphasis interest specialty speciality specialization expertise""".split())
+array plethora multitude bunch lots focus emphasis interest specialty speciality specialization expertise
+winner winners runner-up recipient holder founder co-founder assistant aide adviser advisor ambassador envoy
+delegate heir successor predecessor love passion fondness talent aptitude enthusiasm fascination devotion
+dedication commitment contribution contributions""".split())
+# the noun before a verb's "as" phrase that the phrase completes ("left his role as tournament director")
+AS_NOUNS = frozenset("role roles position positions post job capacity duties seat title career stint tenure term".split())
+# words that make a preposition with the "to"/"of"/"from" after them: the phrase goes with the word
+# ("the best female player, thanks to her play" -> "the best female player, thanks." was an output)
+COMPLEX_PREPOSITIONS = frozenset("thanks due according prior owing instead regardless irrespective apart".split())
+# determiners that make a noun's "of" phrase its complement: "the end of that season" -> "the end"
+_DEFINITE_DETS = frozenset("the this that these those his her its their my our your".split())
 
 
 # what else may follow a verb so that it still says something once a prepositional phrase goes
@@ -122,6 +132,25 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # "part of X", "one of X", "member of X": the noun needs its complement
     if dep == "prep" and tok.head.pos_ in ("NOUN", "PROPN", "NUM", "PRON") and relational:
         return None
+    prev = tok.doc[tok.i - 1] if tok.i > 0 else None
+    if dep == "prep" and prev is not None and prev.pos_ == "NOUN" and prev.lower_ in RELATIONAL:
+        return None  # the parse hung the complement on the noun before ("trainer and winner | of the Derby")
+    if dep == "prep" and tok.head.pos_ == "NOUN" and tok.i == tok.head.i + 1 and any(
+            c.dep_ in ("det", "poss") and c.lower_ in _DEFINITE_DETS and (tok.lower_ == "of" or c.dep_ == "poss")
+            for c in tok.head.children if tok.lower_ in ("of", "for")):
+        # a definite noun's complement: "the end of that season" -> "at the end", "in the
+        # discipline of Wing Chun" -> "in the discipline", "his love for photography" -> "his love"
+        return None
+    if dep == "prep" and tok.head.lower_ in COMPLEX_PREPOSITIONS:
+        return None  # "thanks to X" -> "thanks" (the word and its phrase go together, as one unit)
+    if dep == "prep" and tok.lower_ == "as" and tok.head.pos_ == "VERB" and prev is not None \
+            and prev.lower_ in AS_NOUNS and prev.head == tok.head and prev.dep_ == "dobj":
+        return None  # "he left his role as tournament director" -> "he left his role"
+    if dep == "prep" and tok.lower_ == "to" and prev is not None and prev.dep_ == "pobj" and prev.head.lower_ == "as":
+        return None  # "to serve as Assistant to the President" -> "to serve as Assistant"
+    if dep == "prep" and tok.lower_ == "to" and tok.head.lemma_.lower() == "make" and any(
+            c.dep_ == "dobj" and c.lower_ == "it" for c in tok.head.children):
+        return None  # "he made it to the third round" -> "he made it"
     if dep == "prep" and tok.lower_ == "of" and tok.head.pos_ == "PROPN" and tok.head.text[:1].isupper() \
             and _after_the(tok).text[:1].isupper():
         return None  # part of a name: "a Hall of Fame inductee" -> "a Hall inductee", "the Horse of the Year"
@@ -156,6 +185,9 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "amod" and any(c.i < tok.i and (c.lower_ in RANKING or is_ordinal(c))
                              for c in tok.head.children):
         return None  # "the third most conservative member" -> "the third member" is false
+    if dep in ("advcl", "acl", "relcl") and tok.i > tok.head.i and left.i > 0 and (n := tok.doc[left.i - 1]).pos_ == "NOUN" \
+            and any(c.tag_ in ("JJS", "RBS") or c.lower_ in RANKING or is_ordinal(c) for c in n.children if c.i < n.i):
+        return None  # the parse hung it on the verb: "became the first physician | to make a space flight"
     if dep in ("acl", "relcl", "amod") and tok.head.lower_ in _NEEDS_ITS_CLAUSE:
         return None  # "the fifth and oldest person to walk on the Moon" -> "the person"
     if dep in ("acl", "relcl", "prep") and tok.i > tok.head.i and any(
