@@ -193,8 +193,11 @@ def test_tidy_never_removes_words():
 # -- the policy ------------------------------------------------------------------------------
 def test_policy_registry_and_levels():
     policy = load_policy()
-    assert {"keep", "generalize", "drop", "person"} <= set(OPERATORS)
+    assert {"keep", "generalize", "drop", "person", "remove"} <= set(OPERATORS)
     assert policy.rule("DATE")["level"] == "decade" and policy.rule("PHONE")["operator"] == "drop"
+    # a unique claim has no true rung: its phrase goes, else its sentence
+    claim = policy.decide(Span(0, 24, "the first woman in space", "CLAIM"), None, None)
+    assert claim.replacement is None and claim.drop_unit and claim.or_sentence
     ladder = ["May 1961", "1961", "the early 1960s", "the 1960s", "the 20th century"]
     span = Span(0, 11, "3 May 1961", "DATE")
     assert pick(span, ladder, "decade") == ("the 1960s", ["the 20th century"])
@@ -402,10 +405,13 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # "Porreres, Majorca" is a PERSON to the NER: its phrase goes, never "in Person B"
     ("Joan Llaneras is a former Spanish track cyclist. He was born in 1969 in Porreres, Majorca. He won and his team "
      "won.", "Joan Llaneras", "He is a former Spanish track cyclist. He was born in the 1960s."),
-    # a superlative keeps what makes it true ("the first physician" was an output)
+    # a superlative is never cut to a false one ("the first physician" was an output): a unique
+    # claim goes whole with its clause (the policy's CLAIM)
     ("Valeri Polyakov (born 1942) was a Soviet physician who became the first physician to make a space flight. He "
      "flew twice and his record stands.", "Valeri Polyakov",
-     "He was a Soviet physician who became the first physician to make a space flight."),
+     "He was a Soviet physician. He flew twice"),
+    ("Yegorov was a Soviet physician. In 1964 he became the youngest cosmonaut to fly. He flew once and his record "
+     "stands.", "Boris Yegorov", "He was a Soviet physician. He flew once"),
     # the life dates after the subject's pronoun go whole ("He (Pistoia, –Italy, 1721)" was an output)
     ("Giovanni Rossi (Pistoia, 1650 – Italy, 1721) was a painter of the Baroque period. He painted and his works "
      "hang in churches.", "Giovanni Rossi", "He was a painter of the Baroque period."),
@@ -456,7 +462,7 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # ... but a year that opens the clause is no part of the name after it
     ("Tom Berger is a lecturer. In 1962 Stanford University hired him. He was the last starter from the "
      "inaugural race, the 1950 British Grand Prix.", "Tom Berger",
-     "He is a lecturer. In the 1960s a university hired him. He was the last starter from the inaugural race"),
+     "He is a lecturer. In the 1960s a university hired him."),  # (the last starter: a unique claim goes)
     # an encyclopedia's disambiguation note goes; "Jr." ends no sentence
     ("(For other uses, see Alan Shepard (disambiguation).) Rear Admiral Alan Bartlett \"Al\" Shepard Jr. (November "
      "18, 1923 – July 21, 1998) was an American naval officer. He retired in 1974.", "Alan Shepard",
@@ -502,13 +508,14 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "College of Music Symphony Orchestra under James Judd. She won and her team won.", "Yoko Misumi",
      "She is a pianist. Her appearances include a performance under Person B."),
     # a pronoun takes the subject's whole noun phrase ("The 6'4\" he played" was an output), and losing an
-    # unbalanced inch mark is no fault; a superlative picks one out ("the driver to compete" was an output)
+    # unbalanced inch mark is no fault; a superlative picks one out ("the driver to compete" was an output):
+    # the unique claim goes whole
     ("Richie Guerin is a basketball player. The 6'4\" (1.93 m) Guerin played with the New York "
      "Knicks from 1956 to 1963. He won and his team won.", "Richie Guerin",
      "He is a basketball player. He played with a basketball team from the 1950s to the 1960s."),
     ("Max Verstappen is a racing driver. In 2015 he became the youngest driver to compete in Formula 1 at the "
      "2015 Australian Grand Prix. He won and his team won.", "Max Verstappen",
-     "He is a racing driver. In the 2010s he became the youngest driver to compete in"),
+     "He is a racing driver. He won and his team won."),
     # another name of the subject goes whole with its variants, and then the life dates after the pronoun
     ("Georges Meyer-Darcis, full name Georg Gottlieb August Meyer-Darcis (or Meyer Darcis) (12 September 1860 in "
      "Wohlen – 3 January 1913 in Florence) was a Swiss botanist. He collected insects and his collection was sold.",
@@ -563,8 +570,8 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Sir Charles Brinsley Pemberton Peake GCMG MC (2 January 1897 – 10 April 1958) was a British diplomat. He "
      "served in the army and his son served too.", "Charles Peake", "He was a British diplomat."),
     # an ordinal that ranks the noun after a name stays ("the first Formula One driver" -> "the driver")
-    ("Jules Bianchi was a racing driver. He was the first Formula One driver to win. He won and his team won.",
-     "Jules Bianchi", "He was a racing driver. He was the first driver to win."),
+    ("Jules Bianchi was a racing driver. He drove the first Formula One car to win. He won and his team won.",
+     "Jules Bianchi", "He was a racing driver. He drove the first car to win."),
     # a work's last word says what it is ("The Bear Down Podcast" stayed whole), and a name the NER and the
     # lexicon missed but that is rare in English goes with its phrase ("for Fortec" stayed)
     ("Tom Smith is a comedian. He hosts The Bear Down Podcast and appeared on The Todd Glass Show. In 2014 he "

@@ -415,6 +415,16 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         body = " ".join(text[p.start:p.end] for p in c.pieces)
         units.append(Unit(c.kind, c.start, c.end, c.sentence if c.kind != "sentence" else c.sentence, body,
                           constituent=c, tokens=list(_tokens_of(body))))
+    for s in _ranking_claims(doc) if english else []:
+        # after the constituents: a claim's words stay deletable phrase by phrase where it cannot go whole
+        d = policy.decide(s, ctx, subject)
+        if not d.drop_unit:
+            continue
+        si = sentence_of(s.start)
+        said_label = bool(label_stems & set(_tokens_of(text[slice(*sents[si])])))
+        units.append(Unit("span", s.start, s.end, si, s.text, span=s, options=[], policy=None, drop_unit=True,
+                          or_sentence=d.or_sentence and not said_label, reason=d.reason,
+                          tokens=list(_tokens_of(s.text))))
     pointers = [(sentence_of(t.idx), t.idx, t.head.idx + len(t.head.text), t.head.lower_)
                 for t in doc if t.dep_ == "det" and t.lower_ in _DEMONSTRATIVES and t.head.pos_ == "NOUN"
                 and t.head.i > t.i and t.head.lower_ not in _DEICTIC] if english else []
@@ -433,6 +443,63 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
 
 
 _PRONOUNS = frozenset("he she they him her them".split())
+# nouns a ranking describes without picking a person out: "the first round", "the second season"
+_RANKED_THINGS = frozenset("""time times round rounds stage stages season seasons half quarter leg game games match day
+week month year years part place edition race title titles goal goals win victory step
+wife husband son daughter child brother sister cousin grandson granddaughter nephew niece""".split())  # ("his second wife")
+
+
+def _is_person(tok) -> bool:
+    if tok.lower_ == "who" and tok.dep_.startswith("nsubj"):
+        return True
+    return tok.lower_ in ("he", "she", "i", "they") or tok.ent_type_ == "PERSON"
+
+
+def _about_a_person(tok) -> bool:
+    """The ranked noun describes a person ("she was the first ...", "Smith, the youngest ..."),
+    not a thing ("the first medium that gained him visibility", "the best hotel in the world")."""
+    while tok.dep_ == "conj":
+        tok = tok.head
+    if tok.dep_ == "appos":
+        return _is_person(tok.head)
+    verb = tok.head.head if tok.dep_ == "pobj" else tok.head
+    return any(_is_person(c) for c in verb.children if c.dep_ in ("nsubj", "nsubjpass"))
+
+
+def _ranking_claims(doc) -> list[Span]:
+    """Unique claims: a noun phrase that ranks its person first, youngest, only or third most
+    anything ("the first physician to make a space flight", "the youngest driver to lead a lap",
+    "the third most conservative member of the Senate"). One such phrase picks the person out of
+    everyone whatever else is generalized: a reader (or an LLM) finds them from it alone. No rung
+    of it is true ("the first physician" is false), so its phrase goes (type CLAIM, the policy's)."""
+    out = []
+    text = nlp.text_of(doc)
+    for tok in doc:
+        if tok.dep_ not in ("attr", "appos", "oprd", "conj") and not (tok.dep_ == "pobj" and tok.head.lower_ == "as"):
+            continue
+        if tok.lower_ in _RANKED_THINGS or tok.lemma_.lower() in _RANKED_THINGS or not _about_a_person(tok):
+            continue
+        before = [c for c in tok.children if c.i < tok.i]
+        if not any(c.dep_ == "det" and c.lower_ == "the" for c in before):
+            continue
+        ranked = tok.lower_ in RANKING or tok.tag_ == "JJS" or any(
+            c.lower_ in RANKING or is_ordinal(c) or c.tag_ == "JJS" or (c.dep_ == "amod" and any(g.tag_ == "RBS" for g in c.children))
+            for c in before)
+        if not ranked:
+            continue
+        right = tok
+        for c in tok.children:
+            if c.i > tok.i and c.dep_ not in ("conj", "cc", "punct"):
+                right = max(right, c.right_edge, key=lambda t: t.i)
+        nxt = right.i + 1
+        if nxt < len(doc) and doc[nxt].lower_ == "to" and doc[nxt].head.dep_ in ("advcl", "xcomp", "acl") \
+                and doc[nxt].head.head in (tok, tok.head):
+            right = max(right, doc[nxt].head.right_edge, key=lambda t: t.i)  # "the first physician | to make a space flight"
+        while right.i > tok.i and right.is_punct:
+            right = doc[right.i - 1]
+        a, b = tok.left_edge.idx, right.idx + len(right.text)
+        out.append(Span(a, b, text[a:b], "CLAIM", 0.7, "parse:ranking", {}))
+    return out
 _A_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
 _DEMONSTRATIVES = frozenset("this that these those".split())
 _DEICTIC = frozenset("time times point moment way period stage day days world".split())  # "at that time" needs no antecedent

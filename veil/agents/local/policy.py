@@ -307,6 +307,18 @@ class Drop(Operator):
                         drop_unit=True)
 
 
+class Remove(Operator):
+    """What no rung states truthfully and a reader would find the person from ("the first
+    physician to make a space flight"): the phrase that holds it goes, with ``or_sentence`` its
+    sentence where no phrase does (never the text's first); else it stays, reported."""
+
+    name = "remove"
+
+    def decide(self, span, ctx, rule, subject):
+        return Decision(None, (), f"a unique claim ({span.type.lower()}): its phrase is removed", drop_unit=True,
+                        or_sentence=bool(rule.get("or_sentence")))
+
+
 _SUBJ = {"male": ("he", "him", "his"), "female": ("she", "her", "her")}
 
 
@@ -445,7 +457,7 @@ class Person(Operator):
         return Decision(pseudo, (), "a person's name becomes a consistent pseudonym")
 
 
-OPERATORS: dict[str, Operator] = {op.name: op for op in (Keep(), Generalize(), Drop(), Person())}
+OPERATORS: dict[str, Operator] = {op.name: op for op in (Keep(), Generalize(), Drop(), Person(), Remove())}
 
 
 @dataclass(frozen=True)
