@@ -91,6 +91,9 @@ def test_org_ladders():
         "an art museum", "a museum", "a cultural institution", "an organization"]
     assert ladder("Shown at the ZQXW and elsewhere.", "ZQXW") == ["an organization"]
     assert ladder("He played for the New York Yankees in 1950.", "New York Yankees")[0] == "a baseball team"
+    # a nickname many sports share says the sport only where the text does (these Saints play lacrosse)
+    assert ladder("He played lacrosse for the St. Catharines Saints.", "St. Catharines Saints")[0] == "a sports team"
+    assert ladder("He played football for the New Orleans Saints.", "New Orleans Saints")[0] == "a football team"
 
 
 def test_award_and_event_ladders():

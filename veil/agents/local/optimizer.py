@@ -415,19 +415,23 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         body = " ".join(text[p.start:p.end] for p in c.pieces)
         units.append(Unit(c.kind, c.start, c.end, c.sentence if c.kind != "sentence" else c.sentence, body,
                           constituent=c, tokens=list(_tokens_of(body))))
-    for s in _ranking_claims(doc) if english else []:
+    for s in _ranking_claims(doc, spans) if english else []:
         # after the constituents: a claim's words stay deletable phrase by phrase where it cannot go whole
         d = policy.decide(s, ctx, subject)
-        if not d.drop_unit:
+        if not d.drop_unit and not d.replacement:
             continue
         si = sentence_of(s.start)
         said_label = bool(label_stems & set(_tokens_of(text[slice(*sents[si])])))
-        units.append(Unit("span", s.start, s.end, si, s.text, span=s, options=[], policy=None, drop_unit=True,
+        units.append(Unit("span", s.start, s.end, si, s.text, span=s, options=[d.replacement] if d.replacement else [],
+                          policy=d.replacement, drop_unit=d.drop_unit,
                           or_sentence=d.or_sentence and not said_label, reason=d.reason,
                           tokens=list(_tokens_of(s.text))))
     pointers = [(sentence_of(t.idx), t.idx, t.head.idx + len(t.head.text), t.head.lower_)
                 for t in doc if t.dep_ == "det" and t.lower_ in _DEMONSTRATIVES and t.head.pos_ == "NOUN"
                 and t.head.i > t.i and t.head.lower_ not in _DEICTIC] if english else []
+    # "Both started in the 1930s.": a pronoun that counts what the sentence before named
+    pointers += [(sentence_of(t.idx), t.idx, t.idx + len(t.text), "") for t in doc
+                 if t.lower_ in ("both", "neither") and t.dep_ in ("nsubj", "nsubjpass")] if english else []
     analysis = Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare, pointers=pointers)
     for i, u in enumerate(units):
         if u.kind == "span" and u.drop_unit and u.policy is None and not u.or_sentence and u.span.type == "ORG" \
@@ -452,7 +456,9 @@ wife husband son daughter child brother sister cousin grandson granddaughter nep
 def _is_person(tok) -> bool:
     if tok.lower_ == "who" and tok.dep_.startswith("nsubj"):
         return True
-    return tok.lower_ in ("he", "she", "i", "they") or tok.ent_type_ == "PERSON"
+    return tok.lower_ in ("he", "she", "i", "they") or tok.ent_type_ == "PERSON" or (
+        tok.pos_ == "PROPN" and tok.ent_type_ in ("", "ORG", "NORP"))  # ("Sakai is the only Iron Chef never to
+    # tie": an organisation to the NER)
 
 
 def _about_a_person(tok) -> bool:
@@ -466,7 +472,36 @@ def _about_a_person(tok) -> bool:
     return any(_is_person(c) for c in verb.children if c.dep_ in ("nsubj", "nsubjpass"))
 
 
-def _ranking_claims(doc) -> list[Span]:
+_BARE_PERSON_NOUNS = frozenset("person people woman man one individual human child girl boy".split())
+_RANK_BOUND = frozenset("surviving living remaining ever".split())  # "the last surviving starter" is no "surviving starter"
+
+
+def _plain_noun(tok, spans: list[Span]) -> str | None:
+    """What a ranked noun under "be" or in apposition says without its ranking: "he was the first
+    Dutch professional baseball player" -> "a Dutch professional baseball player" (true of
+    him, and of many). Its other modifiers stay, unless a span holds them (the span's own edit
+    is not undone by the claim's); what follows the noun goes with the ranking."""
+    if tok.pos_ not in ("NOUN", "PROPN") or tok.lower_ in RANKING or tok.lemma_.lower() in _BARE_PERSON_NOUNS:
+        return None  # ("the first civilian woman to land on a carrier" -> "a civilian woman" says nothing)
+    words = []
+    for c in sorted((c for c in tok.children if c.i < tok.i), key=lambda c: c.i):
+        if c.dep_ not in ("amod", "compound", "nmod") or c.lower_ in RANKING or is_ordinal(c) or c.tag_ == "JJS" \
+                or c.lower_ in _RANK_BOUND or any(g.tag_ == "RBS" for g in c.children):
+            continue
+        sub = list(c.subtree)
+        if any(t.tag_ in ("JJS", "RBS") or t.lower_ in RANKING for t in sub):
+            continue
+        if any(x.start < sub[-1].idx + len(sub[-1].text) and sub[0].idx < x.end and x.type not in ("NATIONALITY", "GENDERED")
+               for x in spans):
+            continue
+        words += [t.text for t in sub]
+    capitalised = any(w[:1].isupper() for w in words)  # ("an Iron Chef", not "an Iron chef")
+    words.append(tok.text if tok.tag_ != "NNP" or tok.ent_type_ or capitalised else tok.text.lower())
+    phrase = " ".join(words).replace(" - ", "-").replace(" -", "-").replace("- ", "-")
+    return phrase if tok.tag_ in ("NNS", "NNPS") else f"{article_for(phrase)} {phrase}"
+
+
+def _ranking_claims(doc, spans: list[Span] = ()) -> list[Span]:
     """Unique claims: a noun phrase that ranks its person first, youngest, only or third most
     anything ("the first physician to make a space flight", "the youngest driver to lead a lap",
     "the third most conservative member of the Senate"). One such phrase picks the person out of
@@ -495,10 +530,19 @@ def _ranking_claims(doc) -> list[Span]:
         if nxt < len(doc) and doc[nxt].lower_ == "to" and doc[nxt].head.dep_ in ("advcl", "xcomp", "acl") \
                 and doc[nxt].head.head in (tok, tok.head):
             right = max(right, doc[nxt].head.right_edge, key=lambda t: t.i)  # "the first physician | to make a space flight"
+        nxt = right.i + 1
+        if nxt + 1 < len(doc) and doc[nxt].text == "," and (ap := max(
+                (t for t in doc[nxt + 1:] if t.dep_ in ("appos", "attr") and t.pos_ in ("NOUN", "PROPN")
+                 and t.left_edge.i == nxt + 1), key=lambda t: t.right_edge.i, default=None)) is not None:
+            right = ap.right_edge  # "the last surviving starter from the race, the 1950 British Grand Prix": its apposition
         while right.i > tok.i and right.is_punct:
             right = doc[right.i - 1]
         a, b = tok.left_edge.idx, right.idx + len(right.text)
-        out.append(Span(a, b, text[a:b], "CLAIM", 0.7, "parse:ranking", {}))
+        first = tok
+        while first.dep_ == "conj":
+            first = first.head
+        plain = _plain_noun(tok, spans) if (first.dep_ == "attr" and first.head.lemma_ == "be") or first.dep_ == "appos" else None
+        out.append(Span(a, b, text[a:b], "CLAIM", 0.7, "parse:ranking", {"plain": plain} if plain else {}))
     return out
 _A_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
 _DEMONSTRATIVES = frozenset("this that these those".split())
@@ -1222,6 +1266,13 @@ class Plan:
         original = self.analysis.text[a:b]
         if rendered == original:
             return True
+        if not self.analysis.has_root[si] and len(original.split()) >= 12 and any(
+                self.units[j].kind not in ("span", "sentence") for j in self.analysis.by_sentence(si)
+                if j in (self.choice if choice is None else choice)):
+            # the parser found no verb in a long sentence of the writer's: its phrases are a misreading
+            # ("That way, the paint and then to the side of the paper." was what deleting one left);
+            # only its spans are replaced, or it goes whole (a short one is a caption or a list item)
+            return False
         n = len(rendered.split())
         if n and not self.analysis.has_root[si] and n <= 5 and 2 * n < len(original.split()):
             # the parse found no verb in the writer's sentence (often a misparse), so the check
@@ -1559,7 +1610,7 @@ class LocalOptimizer(Optimizer):
             if not before_changed:
                 continue
             said = " ".join(plan.render_sentence(x) for x in range(si)) + " " + text[a:start]
-            if re.search(rf"\b{re.escape(noun.rstrip('s'))}", said, re.I):
+            if noun and re.search(rf"\b{re.escape(noun.rstrip('s'))}", said, re.I):
                 continue  # the noun itself is still there to point at
             holders = sorted((j for j in analysis.by_sentence(si)
                               if (w := plan.units[j]).constituent is not None and w.kind in DROP_KINDS

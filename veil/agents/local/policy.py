@@ -310,11 +310,16 @@ class Drop(Operator):
 class Remove(Operator):
     """What no rung states truthfully and a reader would find the person from ("the first
     physician to make a space flight"): the phrase that holds it goes, with ``or_sentence`` its
-    sentence where no phrase does (never the text's first); else it stays, reported."""
+    sentence where no phrase does (never the text's first); else it stays, reported. A span whose
+    recognizer found a true plainer form (``meta["plain"]``: "a physician" of "was the first
+    physician to ...") becomes that instead."""
 
     name = "remove"
 
     def decide(self, span, ctx, rule, subject):
+        if span.meta.get("plain"):  # "was the first Dutch baseball player" -> "was a Dutch baseball player"
+            return Decision(span.meta["plain"], (), f"a unique claim ({span.type.lower()}): its ranking goes, "
+                            "the noun it ranked stays")
         return Decision(None, (), f"a unique claim ({span.type.lower()}): its phrase is removed", drop_unit=True,
                         or_sentence=bool(rule.get("or_sentence")))
 

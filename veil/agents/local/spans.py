@@ -901,7 +901,13 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
             prefix = " ".join(words[:k])
             if place_info(prefix) is not None or (nwords - k <= 2 and nick not in _GENERIC_NICKNAMES):
                 # ("Manchester City" is a team; "the Windy City" is no team: its prefix is no place)
-                return [span("ORG", 0.8, "lexicon:team", {"ladder": [lex["teams_folded"][nick], "a sports team", "an organization"]})]
+                kind = lex["teams_folded"][nick]
+                sport = kind.split()[1] if len(kind.split()) == 3 else ""
+                if sport and nick in lex["shared_nicknames"] and sport not in text.lower():
+                    # many sports' nickname ("the St. Catharines Saints" play lacrosse: "a football
+                    # team" was false): the sport only where the text names it
+                    return [span("ORG", 0.8, "lexicon:team", {"ladder": ["a sports team", "an organization"]})]
+                return [span("ORG", 0.8, "lexicon:team", {"ladder": [kind, "a sports team", "an organization"]})]
     for w in words:
         if w in lex["acronyms_set"]:
             return [span("ORG", 0.8, "lexicon:acronym", {"ladder": list(lex["acronyms"][w])})]
@@ -1481,7 +1487,7 @@ _TITLE_WORD = r"[A-Z0-9][\w'’-]*"
 _WORK_TITLE = re.compile(
     rf"\b(?:(?P<det>[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Ii]ts|[Mm]y|[Oo]ur)\s+)?(?:(?!(?:the|a|an|his|her|their|its|my|our|in|on|at|of|to|for|by|with|from)\s)(?:[a-z-]+|TV|[A-Z][a-z]+)\s+){{0,2}}"
     rf"(?P<noun>{_WORK_NOUNS})"
-    rf"\s+(?P<title>\\?[\"“][^\"”\n]{{1,80}}?\\?[\"”]|{_TITLE_WORD}(?:\s+(?:(?:and|of|the|a|an|in|on|for|to|with|&|from)\s+)*"
+    rf"\s+(?P<title>\\?[\"“][^\"”\n]{{1,80}}?\\?[\"”]|I,\s+{_TITLE_WORD}(?:\s+{_TITLE_WORD})*|{_TITLE_WORD}(?:\s+(?:(?:and|of|the|a|an|in|on|for|to|with|&|from)\s+)*"
     rf"{_TITLE_WORD})*)")
 
 
@@ -1495,7 +1501,7 @@ def _work_titles(text: str) -> list[Span]:
         quoted = title[:1] in "\\\"“"
         first = title.strip("\\\"“”").split()[0].lower() if title.strip("\\\"“”").split() else ""
         if not first or not quoted and (first.rstrip(".") in lex["months_set"] or first in lex["weekdays_set"]
-                                        or first in _STOP):
+                                        or (first in _STOP and not title.startswith("I,"))):  # ("I, Daniel Blake")
             continue  # "his work In 1990": no title
         det, noun = m.group("det"), m.group("noun")
         if not det and not quoted:

@@ -103,7 +103,12 @@ def is_ordinal(tok) -> bool:
 # words that rank the noun they modify: a phrase they make true stays with them
 RANKING = frozenset("first second third fourth fifth last only sole youngest oldest earliest".split())
 _HEDGES = frozenset("allegedly reportedly unofficial unofficially later stripped disputed claimed unconfirmed".split())
-_NEEDS_ITS_CLAUSE = RANKING | {"person", "one", "man", "woman"}  # "the oldest person to walk on the Moon"
+_NEEDS_ITS_CLAUSE = RANKING | {"person", "one", "man", "woman",  # "the oldest person to walk on the Moon"
+                                "fact", "idea", "notion", "belief", "claim", "view", "hope", "grounds"}  # "due to the fact he ..."
+# adjectives a predicate needs the phrase of: "he remained involved with the series" -> "he remained involved"
+NEEDS_ITS_PHRASE = frozenset("""involved interested responsible famous known based engaged associated related devoted
+dedicated committed credited renowned noted notable notorious popular eligible similar subject due prone
+accustomed entitled capable fond aware proud""".split())
 _QUALIFIERS = KEEP_MODIFIERS | _HEDGES  # a bracket holding one qualifies the claim: "(interim)", "(allegedly)"
 
 
@@ -141,6 +146,15 @@ def _dependent(tok, sent) -> Constituent | None:
         # a definite noun's complement: "the end of that season" -> "at the end", "in the
         # discipline of Wing Chun" -> "in the discipline", "his love for photography" -> "his love"
         return None
+    if dep == "amod" and tok.lower_ in COMPLEX_PREPOSITIONS:
+        return None  # "due mainly" of "due mainly to the fact": the parse split the preposition
+    if dep == "npadvmod" and tok.head.dep_ in ("amod", "compound"):
+        return None  # inside a noun's modifier: "a self taught artist" -> "taught artist" was an output
+    if dep == "prep" and tok.head.pos_ == "ADJ" and tok.head.lower_ in NEEDS_ITS_PHRASE and tok.i > tok.head.i:
+        return None
+    if dep == "prep" and tok.head.pos_ == "VERB" and tok.i > tok.head.i and any(
+            c.dep_ == "dobj" and c.lower_ in ("himself", "herself", "themselves", "itself", "myself") for c in tok.head.children):
+        return None  # "wrote himself into the club's folklore" -> "wrote himself": the phrase completes the verb
     if dep == "prep" and tok.head.lower_ in COMPLEX_PREPOSITIONS:
         return None  # "thanks to X" -> "thanks" (the word and its phrase go together, as one unit)
     if dep == "prep" and tok.lower_ == "as" and tok.head.pos_ == "VERB" and prev is not None \
