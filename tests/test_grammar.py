@@ -87,6 +87,9 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     ("He has the highest percentage due mainly to the fact he only fought 8 battles.", "he only fought 8 battles"),
     ("However, he remained involved with the series, competing in one battle.", "with the series"),
     ("He wrote himself into the club folklore by scoring in the final game.", "into the club folklore"),
+    ("She married in 1963 and gave birth to two daughters, Poppy and Holly.", "to two daughters, Poppy and Holly"),
+    ("A prolific artist, Bewick paints in oil, sculpts, and works with cloth.", ", Bewick"),
+    ("He established a career in both stand-up comedy and feature film acting.", "and feature film"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
     flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]
@@ -772,6 +775,7 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("He is the former head coach of a team of an organization.", "He is the former head coach of a team."),
     ("He was a member of an organization.", "He was a member of an organization."),
     ("The years the 1840s and 1850s are among his most fertile.", "The 1840s and 1850s are among his most fertile."),
+    ("She is a multiple-time Olympian and multiple-time a medalist.", "She is a multiple-time Olympian and multiple-time medalist."),
     ("In the 2000s and the 2000s, she was ambassador.", "In the 2000s, she was ambassador."),
     ("He broke through in late the 2010s.", "He broke through in the 2010s."),  # "late 2012" is no "late 2010s"
     ("On the 2010s, he hosted an evening.", "In the 2010s, he hosted an evening."),

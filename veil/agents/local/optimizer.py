@@ -153,6 +153,7 @@ def tidy(sentence: str) -> str:
     s = _SAME_PLACE.sub(r"\1", s)
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _KIND_OF_ORGANIZATION.sub(r"\1", s)
+    s = re.sub(r"\b([\w]+-time) an? (?=[a-z])", r"\1 ", s)  # "multiple-time a medalist" (of "multiple-time Olympic medalist")
     s = re.sub(rf"\b([Tt]he|[Tt]hose|[Tt]hese) years? the ((?:early |mid-|late )?{_PERIOD})", r"\1 \2", s)  # "The years the 1840s and 1850s"
     s = _EMPTY_RANGE.sub(lambda m: ("In " if m.group(1)[0].isupper() else "in ") + m.group(2), s)
     s = _LATE_THE.sub(lambda m: f"the {m.group(2)}", s)

@@ -37,12 +37,15 @@ partner spouse twin sibling relative descendant ancestor field area role positio
 array plethora multitude bunch lots focus emphasis interest specialty speciality specialization expertise
 winner winners runner-up recipient holder founder co-founder assistant aide adviser advisor ambassador envoy
 delegate heir successor predecessor love passion fondness talent aptitude enthusiasm fascination devotion
-dedication commitment contribution contributions""".split())
+dedication commitment contribution contributions student students pupil pupils disciple apprentice master expert
+specialist pioneer""".split())  # ("He was a student." of "a student of Roman architecture": empty and misleading)
 # the noun before a verb's "as" phrase that the phrase completes ("left his role as tournament director")
 AS_NOUNS = frozenset("role roles position positions post job capacity duties seat title career stint tenure term".split())
 # words that make a preposition with the "to"/"of"/"from" after them: the phrase goes with the word
 # ("the best female player, thanks to her play" -> "the best female player, thanks." was an output)
 COMPLEX_PREPOSITIONS = frozenset("thanks due according prior owing instead regardless irrespective apart".split())
+# a light verb's object that needs its "to" phrase: "gave birth to", "gave rise to", "made way for"
+LIGHT_OBJECTS = frozenset("birth rise way credit access attention".split())
 # determiners that make a noun's "of" phrase its complement: "the end of that season" -> "the end"
 _DEFINITE_DETS = frozenset("the this that these those his her its their my our your".split())
 
@@ -155,6 +158,15 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "prep" and tok.head.pos_ == "VERB" and tok.i > tok.head.i and any(
             c.dep_ == "dobj" and c.lower_ in ("himself", "herself", "themselves", "itself", "myself") for c in tok.head.children):
         return None  # "wrote himself into the club's folklore" -> "wrote himself": the phrase completes the verb
+    if dep == "prep" and tok.lower_ == "to" and tok.head.pos_ == "VERB" and any(
+            c.dep_ == "dobj" and c.lower_ in LIGHT_OBJECTS for c in tok.head.children):
+        return None  # "gave birth to two daughters" -> "gave birth"
+    if dep == "appos" and tok.pos_ == "PROPN" and tok.head.i < tok.i and tok.head.left_edge.i == sent.start \
+            and right.i + 1 < sent.end and tok.doc[right.i + 1].text != ",":
+        return None  # "A prolific artist, Bewick paints": the name is the subject ("A prolific artist, paints" was an output)
+    if dep == "conj" and any(t.lower_ in ("both", "either", "neither") for t in tok.doc[
+            max(sent.start, tok.head.left_edge.i - 3):tok.head.i]):
+        return None  # "both stand-up comedy and feature film acting" -> "both stand-up comedy acting"
     if dep == "prep" and tok.head.lower_ in COMPLEX_PREPOSITIONS:
         return None  # "thanks to X" -> "thanks" (the word and its phrase go together, as one unit)
     if dep == "prep" and tok.lower_ == "as" and tok.head.pos_ == "VERB" and prev is not None \
