@@ -444,6 +444,12 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "He was a Soviet physician. He flew twice"),
     ("Yegorov was a Soviet physician. In 1964 he became the youngest cosmonaut to fly. He flew once and his record "
      "stands.", "Boris Yegorov", "He was a Soviet physician. He flew once"),
+    # a rank to a band of ranks ("ranked no" was an output); an ordinal the parse hung elsewhere is the
+    # event's ("the 41st a competition"); the subject's other name after "as" goes with its phrase ("As him")
+    ("Ma Long is a Chinese table tennis player. In 2014, at third board in the 41st Chess Olympiad in Tromso, he "
+     "won. As Long Ma, he also worked as a coach. He is ranked no. 275 in the world.", "Ma Long",
+     "He is a Chinese table tennis player. In the 2010s, at third board in a chess olympiad, he won. He also worked "
+     "as a coach. He is ranked in the top 500 in the world."),
     # under "be" the ranking goes and the noun it ranked stays: true of him, and of many
     ("Wim Smit was the first Dutch professional baseball player. Later he was the 31st Governor of Illinois. He "
      "won and his team won.", "Wim Smit",

@@ -347,6 +347,11 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             s = Span(s.start, sents[si][1], text[s.start:sents[si][1]], s.type, s.score, s.evidence, s.meta)
         s = _with_slot(s, doc)
         d = policy.decide(s, ctx, subject)
+        if s.type == "PERSON" and d.replacement in _PRONOUNS and s.meta.get("role") == "pobj:as":
+            # "As Voris Marker, she also worked as a sculptor": another name of hers ("As her, she"
+            # was an output): the phrase goes
+            d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True,
+                                    reason="the subject's other name after 'as': its phrase goes")
         if s.meta.get("lead") is not None and d.replacement in _PRONOUNS:
             a = s.meta["lead"]
             s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
@@ -726,7 +731,8 @@ def _with_compounds(s: Span, doc) -> Span:
     while i > 0 and doc[i - 1].pos_ == "PROPN" and doc[i - 1].dep_ == "compound" and doc[i - 1].head.i >= toks[0].i \
             and doc[i - 1].ent_type_ not in ("PERSON", "GPE", "DATE"):
         i -= 1
-    if i > 0 and is_ordinal(doc[i - 1]) and i <= doc[i - 1].head.i <= toks[-1].i:
+    if i > 0 and is_ordinal(doc[i - 1]) and (i <= doc[i - 1].head.i <= toks[-1].i or doc[i - 1].head.i < i - 1):
+        # (or the parse hung it on what came before: "in the 41st | Chess Olympiad")
         # an ordinal says which one ("the Eighty-ninth Congress", "the 61st Academy Awards"); one
         # that ranks the noun after the name stays ("the first Formula One driver" is no "driver")
         i -= 1

@@ -423,6 +423,7 @@ def _date_meta(text: str, start: int) -> dict:
 
 
 _RANK = re.compile(r"\b(?:[Ww]orld|WTA|ATP|FIDE)\s+(?:No\.|[Nn]umber)\s?(\d{1,3})\b")
+_RANKED_NO = re.compile(r"(?<=\branked )(?:[Nn]o\.|[Nn]umber|#)\s?(\d{1,4})\b")  # "he is ranked no. 275"
 
 
 # a bracket of years and year ranges only: "(1950–1954, 1958–1962, 1968, 1972–1978)"
@@ -461,6 +462,11 @@ def _regex_spans(text: str) -> list[Span]:
                     None)
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:rank",
                  {"value": n, "ladder": [band] if band else []}))
+    for m in _RANKED_NO.finditer(text):  # "ranked no. 275" -> "ranked in the top 500" ("ranked no" was an output)
+        n = int(m.group(1))
+        band = next((b for b in (10, 20, 50, 100, 200, 500, 1000, 5000) if n <= b), None)
+        add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:rank",
+                 {"value": n, "ladder": [f"in the top {band}"] if band else []}))
     for m in RE_MY.finditer(text):
         meta = {"year": int(m.group("y")), "month": _month_num(m.group("m")), "granularity": "month"}
         meta.update(_date_meta(text, m.start()))

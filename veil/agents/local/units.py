@@ -101,8 +101,8 @@ _ORDINAL_WORD = re.compile(r"[\w-]+(?:st|nd|rd|th)")
 
 
 def is_ordinal(tok) -> bool:
-    """"3rd", "third", "ninth", "twenty-first": a number word that ranks, counting nothing."""
-    return tok.like_num and bool(_ORDINAL_WORD.fullmatch(tok.lower_))
+    """"3rd", "41st", "third", "ninth", "twenty-first": a number word that ranks, counting nothing."""
+    return (tok.like_num or tok.lower_[:1].isdigit()) and bool(_ORDINAL_WORD.fullmatch(tok.lower_))
 # words that rank the noun they modify: a phrase they make true stays with them
 RANKING = frozenset("first second third fourth fifth last only sole youngest oldest earliest".split())
 _HEDGES = frozenset("allegedly reportedly unofficial unofficially later stripped disputed claimed unconfirmed".split())
