@@ -90,6 +90,8 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     ("She married in 1963 and gave birth to two daughters, Poppy and Holly.", "to two daughters, Poppy and Holly"),
     ("A prolific artist, Bewick paints in oil, sculpts, and works with cloth.", ", Bewick"),
     ("He established a career in both stand-up comedy and feature film acting.", "and feature film"),
+    ("She also served on the boards of Space Foundation, Milton Hershey School and Hershey Trust Company, Mayo "
+     "Clinic, Raytheon and Piper Aircraft.", "on the boards of Space Foundation"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
     flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]
@@ -672,6 +674,9 @@ def test_truthfulness_checker_flags_inventions_and_the_label():
     assert "ceram" in bad.violations
     injected = check("We met at the bar.", "We met the software engineer at the bar.", label="software engineer")
     assert injected.label_injections and not injected.ok
+    # a band above a rank is true ("ranked no. 275" is in the top 500), one below it is not
+    assert check("He is ranked no. 275.", "He is ranked in the top 500.").ok
+    assert "100" in check("He is ranked no. 275.", "He is ranked in the top 100.").violations
 
 
 _FIRST = ["Anna", "Tomas", "Leila", "Marcus", "Ingrid", "Kenji", "Olga", "Rafael"]

@@ -107,9 +107,12 @@ def check(original: str, sanitized: str, *, label: str | None = None) -> TruthRe
     vocab = generalization_vocabulary()
     label_stems = set(tokenize(label)) if label else set()
     numbers = [int(n) for n in re.findall(r"\d+", original or "") if len(n) <= 9]
+    # a bound above an original number: "in the top 500" of "ranked no. 275"
+    bounds = {m for m in re.findall(r"\btop (\d+)\b", text) if any(n <= int(m) for n in numbers)}
     return TruthReport(
         added=added,
-        violations=[t for t in added if t not in vocab and t not in label_stems and not _rounded(t, numbers)],
+        violations=[t for t in added if t not in vocab and t not in label_stems and not _rounded(t, numbers)
+                    and t not in bounds],
         label_injections=[t for t in added if t in label_stems],
     )
 

@@ -249,6 +249,9 @@ def _dependent(tok, sent) -> Constituent | None:
     after = doc[right.i + 1] if right.i + 1 < sent.end else None
     if dep in ("relcl", "acl", "advcl", "appos") and after is not None and after.pos_ in ("NOUN", "PROPN", "NUM", "ADJ"):
         return None  # the parse cut the clause short ("who won 10 Grand Slam | doubles titles")
+    if dep == "prep" and after is not None and after.text == "," and _list_runs_on(doc, right.i + 1, sent):
+        return None  # the parse cut a list after its first item ("served on the boards of A, B and C, D":
+        # "She also served, a school and a company, a clinic" was what deleting "on the boards of A" left)
     if dep in ("prep", "agent") and after is not None and after.head.pos_ in ("NOUN", "PROPN", "NUM") \
             and after.head.i > right.i and (after.pos_ in ("NOUN", "PROPN", "NUM") or after.dep_ == "nsubj"):
         return None  # the parse cut the phrase short ("amongst all active NCAA Division | I players": "second I players")
@@ -305,6 +308,14 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep in ("appos", "parataxis") and before is not None and before.text not in _OPEN:
         return None  # an appositive without its commas is part of a name ("photographer Glen Fishback")
     return Constituent(REMOVABLE[dep], (Piece(start, end),), 0, n)
+
+
+def _list_runs_on(doc, comma: int, sent) -> bool:
+    """From the comma at ``comma`` to the sentence's end only names, nouns and their joints, with
+    an "and" among them: the rest of a list whose first item ends before the comma."""
+    rest = [t for t in doc[comma + 1:sent.end] if not (t.i == sent.end - 1 and t.is_punct)]
+    return bool(rest) and any(t.dep_ == "cc" for t in rest) and all(
+        t.pos_ in ("PROPN", "NOUN", "DET", "CCONJ", "PUNCT", "ADJ", "NUM") or t.lower_ == "of" for t in rest)
 
 
 def _brackets(sent) -> list[Constituent]:
