@@ -452,6 +452,11 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "won. As Long Ma, he also worked as a coach. He is ranked no. 275 in the world.", "Ma Long",
      "He is a Chinese table tennis player. In the 2010s, at third board in a chess olympiad, he won. He also worked "
      "as a coach. He is ranked in the top 500 in the world."),
+    # an award's name runs on over its "for" ("an award for an organization", "for Person B" were outputs);
+    # a medal is no organisation
+    ("James Fitzsimmons was an American horse trainer. He was recognized with the Office of the Secretary of Defense "
+     "Medal for Exceptional Public Service and the Woodrow Wilson Award for Corporate Citizenship.", "James Fitzsimmons",
+     "He was an American horse trainer. He was recognized with a medal for Exceptional Public Service and an award."),
     # under "be" the ranking goes and the noun it ranked stays: true of him, and of many
     ("Wim Smit was the first Dutch professional baseball player. Later he was the 31st Governor of Illinois. He "
      "won and his team won.", "Wim Smit",

@@ -1304,8 +1304,34 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     direct = [s for s in candidates if s.type in DIRECT_TYPES]
     candidates = [s for s in candidates if s.type in DIRECT_TYPES
                   or not any(s.start < d.end and d.start < s.end for d in direct)]
-    spans = _rare_names(text, doc, _whole_hyphenated(text, resolve_overlaps(candidates)))
+    spans = _award_names(text, _rare_names(text, doc, _whole_hyphenated(text, resolve_overlaps(candidates))))
     return tuple(_same_place(spans))
+
+
+_AWARD_HEADS = {"medal": "a medal", "award": "an award", "prize": "a prize", "trophy": "a trophy"}
+_QUOTED_AWARD = re.compile(r"\b(?:called|named|titled|entitled|dubbed)\s+(?:the\s+)?(\\?[\"“][^\"”\n]{2,60}?\b(?:Award|Prize|Medal|"
+                           r"Trophy|Cup|Scholarship|Fellowship)\\?[\"”])")
+
+
+def _award_names(text: str, spans: list[Span]) -> list[Span]:
+    """An award's name runs on over its "for" ("the Woodrow Wilson Award for Corporate
+    Citizenship": "an award for an organization" was an output); a quoted award after "called"
+    is its name, with no rung ("an award called the \"Mr. Award\"" was an output): the naming
+    phrase goes."""
+    out = sorted(spans, key=lambda s: s.start)
+    merged: list[Span] = []
+    for s in out:
+        if merged and (p := merged[-1]).type in ("AWARD", "EVENT") and p.text.split()[-1].lower() in _AWARD_HEADS \
+                and re.fullmatch(r"\s+for\s+", text[p.end:s.start]) \
+                and s.type in ("ORG", "NAME", "PROPER", "EVENT", "WORK", "PERSON"):
+            merged[-1] = Span(p.start, s.end, text[p.start:s.end], p.type, p.score, p.evidence + "+for", p.meta)
+            continue
+        merged.append(s)
+    for m in _QUOTED_AWARD.finditer(text):
+        a, b = m.span(1)
+        merged = [s for s in merged if not (s.start < b and a < s.end)]
+        merged.append(Span(a, b, text[a:b], "NAME", 0.8, "shape:quoted_award", {}))
+    return sorted(merged, key=lambda s: s.start)
 
 
 @lru_cache(maxsize=1)
@@ -1424,6 +1450,9 @@ def _rare_names(text: str, doc, spans: list[Span]) -> list[Span]:
                                 and x.type in ("ORG", "LOCATION", "PROPER", "EVENT", "AWARD", "WORK")), None)) is not None:
             x, b = spans[k], toks[-1].idx + len(toks[-1].text)
             spans[k] = Span(x.start, b, text[x.start:b], x.type, x.score, x.evidence + "+rare_tail", x.meta)
+            if words[-1].lower() in _AWARD_HEADS and x.type != "AWARD":  # "the Office of the Secretary of Defense Medal"
+                spans[k] = Span(x.start, b, text[x.start:b], "AWARD", x.score, x.evidence + "+rare_tail",
+                                {"ladder": [_AWARD_HEADS[words[-1].lower()], "an award"]})
             continue
         if (start > 0 and not free(doc[start - 1]) and doc[start - 1].text[:1].isalpha()) \
                 or (j < len(doc) and not free(doc[j]) and doc[j].text[:1].isalpha()):
