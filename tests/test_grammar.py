@@ -457,6 +457,12 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("James Fitzsimmons was an American horse trainer. He was recognized with the Office of the Secretary of Defense "
      "Medal for Exceptional Public Service and the Woodrow Wilson Award for Corporate Citizenship.", "James Fitzsimmons",
      "He was an American horse trainer. He was recognized with a medal for Exceptional Public Service and an award."),
+    # a list of ordinals is the event's ("the 78th and major film award"); an apposition that ranks goes, even where
+    # the parse calls it an adverbial; a field after "of" takes no article ("a student of an architecture")
+    ("Jon Stewart is an American comedian. He hosted the 78th and 82nd Academy Awards. He was promoted to rear admiral "
+     "in 1971, the first comedian to reach that rank. He was a student of Roman architecture.", "Jon Stewart",
+     "He is an American comedian. He hosted a major film award. He was promoted to rear admiral in the 1970s. He was "
+     "a student of architecture."),
     # under "be" the ranking goes and the noun it ranked stays: true of him, and of many
     ("Wim Smit was the first Dutch professional baseball player. Later he was the 31st Governor of Illinois. He "
      "won and his team won.", "Wim Smit",

@@ -472,8 +472,13 @@ def _about_a_person(tok) -> bool:
     not a thing ("the first medium that gained him visibility", "the best hotel in the world")."""
     while tok.dep_ == "conj":
         tok = tok.head
-    if tok.dep_ == "appos":
-        return _is_person(tok.head)
+    if tok.dep_ in ("appos", "npadvmod"):
+        if _is_person(tok.head):
+            return True
+        root = tok.head  # "promoted to rear admiral in 1971, the first astronaut to reach that rank"
+        while root.dep_ not in ("ROOT",) and root.head is not root:
+            root = root.head
+        return any(_is_person(c) for c in root.children if c.dep_ in ("nsubj", "nsubjpass"))
     verb = tok.head.head if tok.dep_ == "pobj" else tok.head
     return any(_is_person(c) for c in verb.children if c.dep_ in ("nsubj", "nsubjpass"))
 
@@ -516,8 +521,9 @@ def _ranking_claims(doc, spans: list[Span] = ()) -> list[Span]:
     out = []
     text = nlp.text_of(doc)
     for tok in doc:
-        if tok.dep_ not in ("attr", "appos", "oprd", "conj") and not (tok.dep_ == "pobj" and tok.head.lower_ == "as"):
-            continue
+        if tok.dep_ not in ("attr", "appos", "oprd", "conj") and not (tok.dep_ == "pobj" and tok.head.lower_ == "as") \
+                and not (tok.dep_ == "npadvmod" and tok.left_edge.i > 0 and doc[tok.left_edge.i - 1].text == ","):
+            continue  # (an apposition the parse calls an adverbial: "promoted in 1971, the first astronaut to ...")
         if tok.lower_ in _RANKED_THINGS or tok.lemma_.lower() in _RANKED_THINGS or not _about_a_person(tok):
             continue
         before = [c for c in tok.children if c.i < tok.i]
@@ -547,7 +553,7 @@ def _ranking_claims(doc, spans: list[Span] = ()) -> list[Span]:
         first = tok
         while first.dep_ == "conj":
             first = first.head
-        plain = _plain_noun(tok, spans) if (first.dep_ == "attr" and first.head.lemma_ == "be") or first.dep_ == "appos" else None
+        plain = _plain_noun(tok, spans) if first.dep_ == "attr" and first.head.lemma_ == "be" else None
         out.append(Span(a, b, text[a:b], "CLAIM", 0.7, "parse:ranking", {"plain": plain} if plain else {}))
     return out
 _A_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
@@ -614,8 +620,9 @@ def _bare_noun_article(s: Span, doc, text: str) -> str | None:
     noun, inside = doc[k], range(toks[0].i, toks[-1].i + 1)
     if noun.tag_ != "NN" or not any(t.head.i == noun.i for t in toks) \
             or any(c.dep_ in ("det", "poss", "nummod") and c.i not in inside for c in noun.children) \
-            or (toks[0].i > 0 and doc[toks[0].i - 1].dep_ in ("det", "poss")):
-        return None
+            or (toks[0].i > 0 and doc[toks[0].i - 1].dep_ in ("det", "poss")) \
+            or (toks[0].i > 0 and doc[toks[0].i - 1].lower_ in ("of", "in")):
+        return None  # (a field after "of" takes none: "a student of Roman architecture" -> "of an architecture")
     return article_for(noun.text if k == toks[-1].i + 1 else text[s.end:].split()[0])
 
 
@@ -739,6 +746,8 @@ def _with_compounds(s: Span, doc) -> Span:
         while i >= 2 and doc[i - 1].text == "-" and not doc[i - 1].whitespace_ and not doc[i - 2].whitespace_ \
                 and doc[i - 2].like_num:
             i -= 2
+    while i >= 2 and doc[i - 1].lower_ in ("and", ",", "or") and is_ordinal(doc[i - 2]) and is_ordinal(doc[i]):
+        i -= 2  # "the 78th and 82nd Academy Awards" ("the 78th and major film award" was an output)
     if i == toks[0].i:
         return s
     start = doc[i].idx

@@ -180,8 +180,9 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "prep" and tok.lower_ == "of" and tok.head.pos_ == "PROPN" and tok.head.text[:1].isupper() \
             and _after_the(tok).text[:1].isupper():
         return None  # part of a name: "a Hall of Fame inductee" -> "a Hall inductee", "the Horse of the Year"
-    if dep == "npadvmod" and right.i - left.i + 1 > 6:
-        return None
+    if dep == "npadvmod" and right.i - left.i + 1 > 6 and not (
+            left.i > sent.start and tok.doc[left.i - 1].text == "," and right.i + 2 >= sent.end):
+        return None  # (a long one set off at the sentence's end is an apposition: ", the first astronaut to ...")
     if dep in ("prep", "agent") and tok.head.pos_ in ("VERB", "AUX") and tok.i > tok.head.i \
             and not any(c.i > tok.head.i and c.i != tok.i and c.dep_ in _COMPLEMENTS
                         and not (c.dep_ == "advcl" and c.left_edge.i > 0 and c.doc[c.left_edge.i - 1].text == ",")
