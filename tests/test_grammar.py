@@ -463,6 +463,17 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "in 1971, the first comedian to reach that rank. He was a student of Roman architecture.", "Jon Stewart",
      "He is an American comedian. He hosted a major film award. He was promoted to rear admiral in the 1970s. He was "
      "a student of architecture."),
+    # a first name after a role noun is a person whatever its last word ("Sydney Prior Hall" stayed, a hall)
+    ("Mary Gow was a painter. Her husband was the genre painter Sydney Prior Hall (1842–1922) whom she married in "
+     "1907.", "Mary Gow", "She was a painter. Her husband was the genre painter Person B (1840s–1920s) whom she"),
+    # a possessive name with no rung takes its sentence ("the Marussia's first points" stayed)
+    ("Jules Bianchi was a French driver who drove for the Marussia F1 Team. In the 2014 season, he scored both his "
+     "and the Marussia's first points in Formula One at the Monaco Grand Prix. He died in 2015.", "Jules Bianchi",
+     "He was a French driver who drove for a sports team. He died in the 2010s."),
+    # a nickname in brackets inside the name is the subject ("Lika was previously the program scientist")
+    ("Madhulika (Lika) Guhathakurta is an American astrophysicist. Lika was previously the program scientist on "
+     "SPARTAN-201.", "Madhulika Guhathakurta",
+     "Person A is an American astrophysicist. Person A was previously the program scientist."),
     # under "be" the ranking goes and the noun it ranked stays: true of him, and of many
     ("Wim Smit was the first Dutch professional baseball player. Later he was the 31st Governor of Illinois. He "
      "won and his team won.", "Wim Smit",
@@ -543,10 +554,11 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "She studied at Sir J. J. School of Art in Bombay. She won and her team won.",
      "Barbara Barrett", "She is a diplomat. Previously, she was senior advisor to an organization. She studied at "
      "an art school in India."),
-    # a lord is a person, not the town his title names; a ranking keeps its superlative
+    # a lord is a person, not the town his title names; a ranking is never cut to a false one: the unique claim
+    # becomes "a member", and what is left of its sentence says nothing, so the sentence goes
     ("James Bryans was a writer. Lord Halifax remained as Foreign Secretary. He was found to be the third most "
      "conservative member of the club.", "James Bryans",
-     "He was a writer. Person B remained as Foreign Secretary. He was found to be the third most conservative member"),
+     "He was a writer. Person B remained as Foreign Secretary."),
     # the subject's first names are the subject; "the top 10" loses its number, not its article
     ("Taher Mohamed Ahmed Taher (born 1997) is an Egyptian footballer. He played well. In 2016 a magazine selected "
      "Taher Mohamed among the top 10 world football players.", "Taher Mohamed Ahmed Taher",

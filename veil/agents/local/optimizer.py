@@ -480,6 +480,8 @@ def _about_a_person(tok) -> bool:
             root = root.head
         return any(_is_person(c) for c in root.children if c.dep_ in ("nsubj", "nsubjpass"))
     verb = tok.head.head if tok.dep_ == "pobj" else tok.head
+    while verb.dep_ == "xcomp" and not any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children):
+        verb = verb.head  # "he was found to be the third most conservative member"
     return any(_is_person(c) for c in verb.children if c.dep_ in ("nsubj", "nsubjpass"))
 
 
@@ -957,8 +959,8 @@ def _not_a_person(s: Span, text: str = "") -> Span | None:
         if _DETERMINER_BEFORE.search(text[max(0, s.start - 11):s.start]) or (
                 info is not None and info.get("kind") in ("country", "admin1")):
             return Span(s.start, s.end, s.text, s.type, s.score, s.evidence + "+not_a_name", {**s.meta, "not_a_name": True})
-    if s.evidence.startswith("coref:"):
-        return s
+    if s.evidence.startswith("coref:") or s.evidence == "lexicon:first_name+role":
+        return s  # ("the genre painter Sydney Prior Hall" is a man, not a hall)
     from veil.agents.local.spans import lexicon
 
     last = fold(s.text.split()[-1]) if s.text.split() else ""
@@ -1809,7 +1811,14 @@ def _name_mentions(text: str, name: str | None, spans: list[Span]) -> list[Span]
     if not name:
         return []
     out = []
-    for p in (p for p in re.findall(r"[A-Z][\w'-]+", name) if len(p) > 2):
+    parts = [p for p in re.findall(r"[A-Z][\w'-]+", name) if len(p) > 2]
+    if parts:
+        # a nickname in brackets inside the name ("Madhulika (Lika) Guhathakurta"): "Lika was
+        # previously the program scientist" is the subject too
+        nick = re.search(rf"\b{re.escape(parts[0])}\s+\(([A-Z][\w'-]{{2,}})\)", text)
+        if nick and nick.group(1) not in parts:
+            parts.append(nick.group(1))
+    for p in parts:
         for m in re.finditer(rf"(?<!\w){re.escape(p)}(?!\w)", text):
             out.append(Span(m.start(), m.end(), m.group(0), "PERSON", 0.9, "ground-truth name", {}))
     # "Margarethe" + "Vollrath" side by side are one mention of one person, and so are "Blake" +

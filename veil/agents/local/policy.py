@@ -214,8 +214,9 @@ class Generalize(Operator):
                 return Decision("", (), f"{kind} without a known generalization modifying a noun is removed")
             if rule.get("unknown") == "drop":  # no truthful rung: the phrase that holds it goes
                 # (with the rule's "or_sentence", its sentence where no phrase holds it)
+                # (a possessive has no phrase of its own: "scored both his and the Marussia's first points")
                 return Decision(None, (), f"{kind} without a known generalization", drop_unit=True,
-                                or_sentence=bool(rule.get("or_sentence")))
+                                or_sentence=bool(rule.get("or_sentence")) or span.meta.get("role") == "possessive")
             return Decision(None, (), "no truthful generalization known")
         rung, above = pick(span, ladder, rule.get("level", "kind"))
         role = span.meta.get("role")

@@ -892,6 +892,11 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
                     return [span("NATIONALITY", 0.85, "lexicon:nationality", meta, start, toks[i + k - 1].end)] + rest
             break
     # organisations
+    if 2 <= nwords <= 4 and low[0] in lex["first_names"] and prev_word.isalpha() and prev_word.islower() \
+            and prev_word not in _STOP and prev_word not in lex["preps"] and text[start - 1:start] == " ":
+        # "the genre painter Sydney Prior Hall": a first name after a role noun is a person, whatever
+        # the last word's kind ("Hall" made it a building, and the name stayed)
+        return [span("PERSON", 0.75, "lexicon:first_name+role", {})]
     place_after = re.match(r",\s+([A-Z][\w]+)", text[toks[j - 1].end:toks[j - 1].end + 30])
     if nwords == 1 and place_after and (place_info(place_after.group(1)) or {}).get("kind") in ("admin1", "country"):
         pass  # "at Oxford, England": the town, not its university ("died at a university, England" was an output)
