@@ -275,7 +275,12 @@ class Analysis:
     def holders(self, i: int) -> list[int]:
         """The removable units (not sentences) whose deletion takes unit i whole, smallest first."""
         u = self.units[i]
-        found = [j for j in self.by_sentence(u.sentence)
+        return self.holders_of(u.sentence, u)
+
+    def holders_of(self, si: int, u: "Unit") -> list[int]:
+        """The removable units (not sentences) of sentence si whose deletion takes ``u`` (a unit,
+        or anything with a start and an end) whole, smallest first."""
+        found = [j for j in self.by_sentence(si)
                  if (w := self.units[j]).constituent is not None and w.kind != "sentence" and w.kind in DROP_KINDS
                  and w.deletes(u) and w.constituent.n_tokens <= MAX_DROP_TOKENS]
         return sorted(found, key=lambda j: self.units[j].end - self.units[j].start)
@@ -1284,9 +1289,9 @@ class Plan:
         original = self.analysis.text[a:b]
         if rendered == original:
             return True
+        chosen = self.choice if choice is None else choice
         if not self.analysis.has_root[si] and len(original.split()) >= 12 and any(
-                self.units[j].kind not in ("span", "sentence") for j in self.analysis.by_sentence(si)
-                if j in (self.choice if choice is None else choice)):
+                self.units[j].kind not in ("span", "sentence") for j in self.analysis.by_sentence(si) if j in chosen):
             # the parser found no verb in a long sentence of the writer's: its phrases are a misreading
             # ("That way, the paint and then to the side of the paper." was what deleting one left);
             # only its spans are replaced, or it goes whole (a short one is a caption or a list item)
@@ -1603,11 +1608,7 @@ class LocalOptimizer(Optimizer):
                 continue
             if sum(1 for x in sentence_unit.values() if x not in plan.choice) <= 1:
                 break
-            for j in self._with_followers(plan, k):
-                plan.choice[j] = plan.floor[j] = ""
-                plan.order.append(j)
-                plan.reasons[j] = ("what the edits left of the sentence says next to nothing" if j == k
-                                   else "refers back to a deleted sentence")
+            self._drop_for_good(plan, k, "what the edits left of the sentence says next to nothing")
 
     def _drop_dangling(self, plan: Plan, task: Task) -> None:
         """A demonstrative whose antecedent the edits took ("She played for a team that took first
@@ -1630,22 +1631,22 @@ class LocalOptimizer(Optimizer):
             said = " ".join(plan.render_sentence(x) for x in range(si)) + " " + text[a:start]
             if noun and re.search(rf"\b{re.escape(noun.rstrip('s'))}", said, re.I):
                 continue  # the noun itself is still there to point at
-            holders = sorted((j for j in analysis.by_sentence(si)
-                              if (w := plan.units[j]).constituent is not None and w.kind in DROP_KINDS
-                              and w.start <= start and end <= w.end and w.constituent.n_tokens <= MAX_DROP_TOKENS),
-                             key=lambda j: plan.units[j].end - plan.units[j].start)
-            for j in holders:
+            for j in analysis.holders_of(si, Unit("pointer", start, end, si, text[start:end])):
                 if plan.try_choose(j, "", "points back at words the edits removed: its phrase goes"):
                     plan.floor[j] = ""
                     break
             else:
                 if si == 0 or any(self._is_protected(t, protected) for t in plan.units[k].tokens):
                     continue
-                for j in self._with_followers(plan, k):
-                    plan.choice[j] = plan.floor[j] = ""
-                    plan.order.append(j)
-                    plan.reasons[j] = ("points back at words the edits removed" if j == k
-                                       else "refers back to a deleted sentence")
+                self._drop_for_good(plan, k, "points back at words the edits removed")
+
+    def _drop_for_good(self, plan: Plan, k: int, why: str) -> None:
+        """Sentence unit k goes, with the sentences that refer back to it, as part of the floor
+        (utility mode does not bring them back)."""
+        for j in self._with_followers(plan, k):
+            plan.choice[j] = plan.floor[j] = ""
+            plan.order.append(j)
+            plan.reasons[j] = why if j == k else "refers back to a deleted sentence"
 
     @staticmethod
     def _with_followers(plan: Plan, i: int) -> list[int]:
