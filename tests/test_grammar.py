@@ -151,6 +151,19 @@ def test_a_pointer_whose_antecedent_the_edits_took_goes_with_its_phrase(engine):
     assert plan.render() == "Lang is a German cyclist. He lives in Bonn.", plan.render()
 
 
+def test_deleting_a_list_end_never_joins_a_place_to_its_state():
+    """"in New York City, Washington, DC, and his hometown" without its last item is no "in New
+    York City, Washington and DC" (an output)."""
+    from veil import nlp
+    from veil.agents.local.units import constituents
+
+    text = "Services were held in New York City, Washington, DC, and his childhood hometown of Bloomington."
+    doc = nlp.parse(text)
+    last = [c for c in constituents(doc, nlp.sentence_spans(doc)) if c.kind == "conjunct"
+            and text[c.start:c.end].startswith(", and his")]
+    assert last and not any(p.replacement.strip() == "and" for c in last for p in c.pieces), last
+
+
 def test_a_phrase_that_names_or_ranks_is_no_unit():
     flat = [p for ps in units_of("A Hall of Fame inductee, Sarazen was the Horse of the Year in 1924.").values() for p in ps]
     assert "of Fame" not in flat and "of the Year" not in flat, flat  # "A Hall, Sarazen was the Horse" were outputs

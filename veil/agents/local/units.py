@@ -287,7 +287,9 @@ def _dependent(tok, sent) -> Constituent | None:
             if earlier:
                 prev = earlier[-1]
                 p = prev.left_edge.i - 1
-                if p >= sent.start and doc[p].text == ",":
+                if p >= sent.start and doc[p].text == "," and not (
+                        len(prev.text.replace(".", "")) <= 3 and prev.text.replace(".", "").isupper()):
+                    # (not the comma of a place's state: "Washington, DC" is no "Washington and DC")
                     cc = next(s for s in seps if s.dep_ == "cc")
                     pieces.append(Piece(doc[p].idx, doc[p].idx + 1, f" {cc.text}"))
         pieces.append(Piece(start, end))
