@@ -51,6 +51,7 @@ def main() -> int:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--quantile", type=float)
+    ap.add_argument("--no-semantic", action="store_true", help="the in-loop attacker is BM25 alone (no semantic linker)")
     ap.add_argument("-o", "--output", type=Path)
     args = ap.parse_args()
     recs = [json.loads(line) for line in (args.data / "test.jsonl").read_text().splitlines() if line.strip()]
@@ -59,6 +60,8 @@ def main() -> int:
         recs, claims = recs[: args.limit], claims[: args.limit]
     docs = [Document(id=str(i), text=r["text"], name=r["people"], label=r["label"], record=r) for i, r in enumerate(recs)]
     options = {} if args.quantile is None else {"quantile": args.quantile}
+    if args.no_semantic:
+        options["semantic"] = False
     with tempfile.TemporaryDirectory() as tmp:
         results, timings = asyncio.run(anonymize(docs, f"{tmp}/veil.db", args.concurrency, options))
     failed = [r for r in results if r.status != "done"]

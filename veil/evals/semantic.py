@@ -265,7 +265,8 @@ class SemanticLinker:
 
     # per-fact matrices, shape (len(facts), n) ------------------------------------------------
 
-    def _embed(self, facts: list[str]) -> np.ndarray:
+    def embed_facts(self, facts: list[str]) -> np.ndarray:
+        """The facts' embeddings (cached: a fact is embedded once per linker or encoder)."""
         if not facts:
             return np.zeros((0, 384), np.float32)
         cache = self._fact_emb
@@ -283,7 +284,7 @@ class SemanticLinker:
         out = np.zeros((len(facts), self.n), dtype=np.float32)
         if not facts or not len(self._nonempty):
             return out
-        emb = self._embed(facts)
+        emb = self.embed_facts(facts)
         for a in range(0, len(facts), chunk):
             sims = emb[a : a + chunk] @ self._sent_emb.T
             out[a : a + chunk, self._nonempty] = np.maximum.reduceat(sims, self._starts, axis=1)

@@ -21,15 +21,16 @@ log = get_logger(__name__)
 
 def build(*, allow: list[str] | None = None, deny: list[str] | None = None, **options: Any) -> Engine:
     world = LocalWorld(allow=set(allow or []), deny=set(deny or []), options=options)
-    p_eval = LocalPrivacyEvaluator(world, **{k: options[k] for k in ("m_queries", "query_size", "quantile", "dense") if k in options})
+    p_eval = LocalPrivacyEvaluator(world, **{k: options[k] for k in ("m_queries", "query_size", "quantile", "dense", "semantic") if k in options})
     optimizer = LocalOptimizer(world, p_eval)
 
-    def expected_release(doc: Document, batch: LocalBatch) -> str:
+    def expected_release(doc: Document, batch: LocalBatch) -> tuple[str, list[str]]:
         """How the publisher expects another record to look once released: direct identifiers
         and the policy applied, as veil's own plan leaves every record before the attacker
-        is consulted. The decoys the simulated attacker must beat."""
+        is consulted. The decoys the simulated attacker must beat: the text and its sentences."""
         task = Task(name=doc.name, label=doc.label, original=doc.text, doc_id=doc.id)
-        return optimizer.base_plan(task, batch).render()
+        plan = optimizer.base_plan(task, batch)
+        return plan.render(), plan.sentences()
 
     async def prepare(documents: list[Document]) -> LocalBatch:
         # CPU work (a parse and a base plan per document): in a worker thread, so that a server

@@ -31,12 +31,13 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Literal
 
 from veil import nlp
 from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult, PrivacyResult, Task, UtilityResult
 from veil.agents.literal import NAME_GAP, NICKNAME, NICKNAMED, POSTNOMINALS
 from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, article_for, role_noun
-from veil.agents.local.p_evaluator import LocalPrivacyEvaluator, rank_tokens
+from veil.agents.local.p_evaluator import AttackResult, LocalPrivacyEvaluator, run_attack
 from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, plural, load_policy
 from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import NAME_TITLES, Span, deny_spans, find_spans, fold
@@ -1273,6 +1274,11 @@ class Plan:
         joined = _BARE_HEADING.sub("", joined)
         return re.sub(r"[ \t]+\n", "\n", re.sub(r"(?<=\S)[ \t]{2,}", " ", joined)).strip() if joined.strip() else ""
 
+    def sentences(self, choice: dict[int, str] | None = None) -> list[str]:
+        """The sentences this choice writes (deleted ones left out): what the semantic attacker
+        reads."""
+        return [r for si in range(len(self.analysis.sentences)) if (r := self.render_sentence(si, choice).strip())]
+
     def sentence_tokens(self, si: int, choice: dict[int, str] | None = None) -> Counter:
         rendered = self.render_sentence(si, choice)
         return Counter(_tokens_of(rendered))
@@ -1531,8 +1537,11 @@ class LocalOptimizer(Optimizer):
         allowed = {t for a in self.world.allow for t in tokenize(a)}
         clue_weight = Counter({c: 1.0 for c in clues})
         for _ in range(self.max_rounds):
-            tokens = plan.tokens()
-            rank, weights = rank_tokens(self.evaluator, batch, tokens, task)
+            attack = self._attack(plan, task, batch)
+            rank, weights = attack.rank, attack.weights
+            # an edit's gain is measured by BM25 alone until BM25 is beaten, then by the fused
+            # semantic attacker too (each candidate's sentence embedded: too slow for every round)
+            semantic = attack.semantic
             if task.privacy_met(rank) and not clues:
                 break
             weights = clue_weight if task.privacy_met(rank) else weights + clue_weight
@@ -1556,10 +1565,14 @@ class LocalOptimizer(Optimizer):
                 break
             scored.sort(reverse=True)
             changed = False
+            if semantic:  # the round's candidate sentences embedded in one batch
+                self._prefetch_embeddings(plan, batch, [{**plan.choice, j: c} for _, i in scored[: self.per_round]
+                                                        for j, c in self._trials(plan, i)])
             for w, i in scored[: self.per_round]:
                 if plan.covering(i) is not None:
                     continue
-                if self._gain_choice(plan, i, task, batch, f"helps the linking attack (weight {w:.2f} per word)"):
+                if self._gain_choice(plan, i, task, batch, f"helps the linking attack (weight {w:.2f} per word)",
+                                     semantic=semantic):
                     changed = True
             clues = frozenset()  # the P-Evaluator's clues are used in the first round only
             clue_weight = Counter()
@@ -1567,8 +1580,8 @@ class LocalOptimizer(Optimizer):
                 break
         # last resort: delete the sentences that help the attacker most (never the last one)
         for _ in range(self.max_sentence_deletions):
-            tokens = plan.tokens()
-            rank, weights = rank_tokens(self.evaluator, batch, tokens, task)
+            attack = self._attack(plan, task, batch)
+            rank, weights = attack.rank, attack.weights
             if not task.privacy_met(rank) and weights:
                 # a sentence that carries the task's label or an allow-listed term stays, and so
                 # does the text's first (who and what the text is about: "Many articles contain
@@ -1684,28 +1697,33 @@ class LocalOptimizer(Optimizer):
             return u.options[u.options.index(current) + 1:]
         return []
 
-    def _gain_choice(self, plan: Plan, i: int, task: Task, batch: LocalBatch, reason: str) -> bool:
+    def _trials(self, plan: Plan, i: int) -> list[tuple[int, str]]:
+        """The edits :meth:`_gain_choice` weighs for unit i: a span's next rungs and the deletion
+        of the smallest phrase that holds it; a phrase's deletion."""
+        if plan.units[i].kind != "span":
+            return [(i, "")]
+        trials = [(i, c) for c in self._next_options(plan, i)]
+        holder = plan.analysis.smallest_holder(i)
+        if holder is not None and holder not in plan.choice:
+            trials.append((holder, ""))
+        return trials
+
+    def _gain_choice(self, plan: Plan, i: int, task: Task, batch: LocalBatch, reason: str, *,
+                     semantic: bool = False) -> bool:
         """The most specific option of unit i that removes (nearly) as much attack score as the
         most general one (deleting it, or the smallest phrase that holds it). Only options
-        whose sentence still parses are considered."""
+        whose sentence still parses are considered. ``semantic``: the score is the fused
+        attacker's, else BM25's."""
         u = plan.units[i]
-        base_tokens = plan.tokens()
-        base = self._score(base_tokens, task, batch)
+        mode = "fused" if semantic else "lexical"
+        base = self._attack(plan, task, batch, mode=mode).score
         si = u.sentence
-        old_si = plan.sentence_tokens(si)
-        trials: list[tuple[int, str]] = []
-        if u.kind == "span":
-            trials = [(i, c) for c in self._next_options(plan, i)]
-            holder = plan.analysis.smallest_holder(i)
-            if holder is not None and holder not in plan.choice:
-                trials.append((holder, ""))
-        else:
-            trials = [(i, "")]
-        scored = []
-        for j, c in trials:
-            trial = {**plan.choice, j: c}
-            tokens = base_tokens - old_si + plan.sentence_tokens(si, trial)
-            scored.append((j, c, self._score(tokens, task, batch)))
+        trials = self._trials(plan, i)
+        choices = [{**plan.choice, j: c} for j, c in trials]
+        if semantic:
+            self._prefetch_embeddings(plan, batch, choices)
+        scored = [(j, c, self._attack(plan, task, batch, trial, mode=mode).score)
+                  for (j, c), trial in zip(trials, choices)]
         # the parse is checked lazily, most specific acceptable option first (the candidates'
         # sentences parsed in one batch beforehand)
         plan.prefetch([(si, {**plan.choice, j: c}) for j, c, _ in scored])
@@ -1719,24 +1737,36 @@ class LocalOptimizer(Optimizer):
             scored = [x for x in scored if (x[0], x[1]) != (j, c)]
         return False
 
-    def _score(self, tokens: Counter, task: Task, batch: LocalBatch) -> float:
-        """The attacker's total BM25 score for the true record (all samples): what edits lower."""
-        attack = self.evaluator.link_attack(task, batch)
-        w = batch
-        if attack is None:
-            truth = w.candidate_index(task.doc_id, task.name)
-            if truth is None or w.pop_pool is None:
-                return 0.0
-            return w.pop_pool.score_doc(list(tokens.elements()), w.pop_pool.tokens[truth])
-        return sum(w.release_pool.score_doc(q, tokens) for q in attack.queries)  # type: ignore[union-attr]
+    def _semantic(self, batch: LocalBatch) -> bool:
+        return self.evaluator.semantic and batch.population_is_batch and batch.release_linker is not None
+
+    def _attack(self, plan: Plan, task: Task, batch: LocalBatch, choice: dict[int, str] | None = None, *,
+                mode: Literal["lexical", "fused", "shortcut"] = "shortcut") -> AttackResult:
+        """The P-Evaluator's partial-knowledge attack on the version this choice writes: BM25 on
+        its tokens (``lexical``), and the semantic linker on its sentences too (``fused``,
+        :func:`run_attack`). ``shortcut``: fused only where BM25 alone is beaten; where it is
+        not, neither is the stronger attacker (its rank per query is at most BM25's), and
+        BM25's rank and weights say so without embedding a sentence."""
+        if mode == "lexical" or not self._semantic(batch):
+            return run_attack(self.evaluator, batch, task, plan.tokens(choice))
+        return run_attack(self.evaluator, batch, task, plan.tokens(choice), plan.sentences(choice),
+                          exact=mode == "fused")
+
+    def _prefetch_embeddings(self, plan: Plan, batch: LocalBatch, choices: list[dict[int, str]]) -> None:
+        """Embed in one batch the sentences these choices write (MiniLM is several times faster
+        per sentence in a batch; the world's cache keeps them for :meth:`_attack`)."""
+        if self._semantic(batch):
+            self.world.embed(list(dict.fromkeys(s for c in choices for s in plan.sentences(c))))
 
     def restore(self, plan: Plan, task: Task, batch: LocalBatch) -> list[int]:
         """Undo what the privacy target does not need; returns the units restored or relaxed.
         The policy floor (direct identifiers, policy rungs) is never undone."""
         floor = plan.floor
         changed = []
-        plan.prefetch([(plan.units[i].sentence, self._undo(plan, i)) for i in plan.order
-                       if i not in floor and i in plan.choice and plan.covering(i) is None])
+        undoable = [i for i in plan.order if i not in floor and i in plan.choice and plan.covering(i) is None]
+        plan.prefetch([(plan.units[i].sentence, self._undo(plan, i)) for i in undoable])
+        self._prefetch_embeddings(plan, batch, [t for i in undoable if task.privacy_met(
+            self._attack(plan, task, batch, t := self._undo(plan, i), mode="lexical").rank)])
         for i in reversed(list(plan.order)):
             if i in floor or i not in plan.choice or plan.covering(i) is not None:
                 continue
@@ -1746,7 +1776,7 @@ class LocalOptimizer(Optimizer):
                 continue
             if not plan.parses(u.sentence, trial):
                 continue
-            if task.privacy_met(rank_tokens(self.evaluator, batch, plan.tokens(trial), task)[0]):
+            if task.privacy_met(self._attack(plan, task, batch, trial).rank):
                 plan.choice = trial
                 changed.append(i)
         return changed

@@ -31,19 +31,27 @@ log = get_logger(__name__)
 _CLAUSE = re.compile(r"\s*(?:;|,\s*(?:and|but|where|while|which|who)\s|\s+and\s+(?=[a-z]+ed\b|has\b|was\b|is\b))\s*")
 
 
-def fragments(text: str, min_tokens: int = 2, max_tokens: int = 6) -> list[list[str]]:
-    """Claim-sized pieces of a text (as tokens): what an adversary's 'known facts' look like.
-    Atomic claims ("The person was born in Sacramento, CA") hold 2-6 content words, so
-    clauses are split at commas and cut into windows of at most ``max_tokens``."""
+def fact_pieces(text: str, min_tokens: int = 2, max_tokens: int = 6) -> list[tuple[str, list[str]]]:
+    """Claim-sized pieces of a text: what an adversary's 'known facts' look like, each as its
+    words (for the semantic attacker) and its BM25 tokens. Atomic claims ("The person was born
+    in Sacramento, CA") hold 2-6 content words, so clauses are split at commas and cut into
+    windows of at most ``max_tokens`` content words."""
+    from veil.agents.local.retrieval import STOPWORDS, stem
+
     out = []
     for s in sentences(text):
         for c in re.split(r"[,;:()]|" + _CLAUSE.pattern, s):
-            toks = tokenize(c or "")
-            for i in range(0, len(toks), max_tokens):
-                piece = toks[i : i + max_tokens]
+            words = [m for m in re.finditer(r"\w\w+", c or "") if m.group().lower() not in STOPWORDS]
+            for i in range(0, len(words), max_tokens):
+                piece = words[i : i + max_tokens]
                 if len(piece) >= min_tokens:
-                    out.append(piece)
+                    out.append((c[piece[0].start():piece[-1].end()], [stem(m.group().lower()) for m in piece]))
     return out
+
+
+def fragments(text: str, min_tokens: int = 2, max_tokens: int = 6) -> list[list[str]]:
+    """The BM25 tokens of :func:`fact_pieces`."""
+    return [toks for _, toks in fact_pieces(text, min_tokens, max_tokens)]
 
 
 @dataclass
@@ -66,6 +74,9 @@ class LocalBatch(Batch):
     released: Mapping[str, str] = field(default_factory=dict)  # doc id -> expected release text
     release_pool: Pool | None = None
     release_ids: tuple[str, ...] = ()
+    # the semantic attacker's view of the same records: their sentences embedded once
+    # (a veil.evals.semantic.SemanticLinker fitted on the expected releases, BM25 left out)
+    release_linker: Any = None
     train_texts: tuple[str, ...] = ()
     train_labels: tuple[str, ...] = ()
     classifier: Any = None  # sklearn LogisticRegression over MiniLM, or None (zero-shot)
@@ -114,7 +125,9 @@ class LocalWorld:
                     fit: Callable[[list[str], list[str]], tuple[Any, tuple[str, ...]]]) -> LocalBatch:
         """Population, released pool, training set and classifier for these documents.
         ``release(doc, batch)`` is how the publisher expects a record to look once released
-        (the optimizer's base plan); ``fit`` trains the utility classifier."""
+        (the optimizer's base plan), as its text and its sentences; ``fit`` trains the utility
+        classifier. Engine option ``semantic`` (default on): embed the released sentences for
+        the semantic attacker."""
         o = self.options
         if o.get("population_path"):
             population = load_population(
@@ -139,10 +152,18 @@ class LocalWorld:
         if is_batch and len(documents) > 1:
             # the release plans see the batch without a release pool (they need none); the
             # final batch shares their pseudonyms and memo tables
-            released = {d.id: release(d, batch) for d in documents}
+            plans = {d.id: release(d, batch) for d in documents}
+            released = {i: text for i, (text, _) in plans.items()}
             ids = tuple(d.id for d in documents)
+            linker = None
+            if o.get("semantic", True):
+                from veil.evals.semantic import SemanticLinker
+
+                sents = [list(plans[i][1]) for i in ids]
+                linker = SemanticLinker(bm25_weight=0, splitter=lambda _: sents, encoder=self.embed).fit(
+                    [released[i] for i in ids])
             batch = replace(batch, released=MappingProxyType(released), release_ids=ids,
-                            release_pool=Pool([tokenize(released[i]) for i in ids]))
+                            release_pool=Pool([tokenize(released[i]) for i in ids]), release_linker=linker)
         log.info("local_batch", batch=batch.id, population=len(batch.population), is_batch=is_batch,
                  released=len(batch.released), train=len(batch.train_texts))
         return batch
@@ -203,18 +224,26 @@ class LocalWorld:
 
     # -- the attacker's samples ------------------------------------------------------------
     def queries(self, doc_id: str, background: str, name: str | None, m: int, size: int) -> list[list[str]]:
-        """``m`` partial-knowledge queries of ``size`` known facts each, sampled (seeded by the
-        document id) from the clauses of the background text. The person's name is taken out
-        of them (an auditor leaves out the 'name is' claim; claims say "the person")."""
+        """The BM25 tokens of :meth:`facts`' queries."""
+        return [[t for _, toks in q for t in toks] for q in self.facts(doc_id, background, name, m, size)]
+
+    def facts(self, doc_id: str, background: str, name: str | None, m: int,
+              size: int) -> list[list[tuple[str, list[str]]]]:
+        """``m`` partial-knowledge queries of ``size`` known facts each (a fact: its words and its
+        BM25 tokens), sampled (seeded by the document id) from the clauses of the background
+        text. The person's name is taken out of them (an auditor leaves out the 'name is'
+        claim; claims say "the person")."""
         name_toks = set(tokenize(name)) if name else set()
-        frags = [[t for t in f if t not in name_toks] for f in fragments(background)]
-        frags = [f for f in frags if len(f) >= 2] or [tokenize(background)]
+        name_re = (re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in re.findall(r"\w\w+", name)) + r")(?!\w)", re.I)
+                   if name_toks else None)
+        frags = []
+        for words, toks in fact_pieces(background):
+            toks = [t for t in toks if t not in name_toks]
+            if len(toks) >= 2:
+                frags.append((re.sub(r"\s{2,}", " ", name_re.sub("", words)).strip() if name_re else words, toks))
+        frags = frags or [(background, tokenize(background))]
         rng = random.Random(int(hashlib.sha1(doc_id.encode()).hexdigest()[:8], 16))
-        out = []
-        for _ in range(m):
-            pick = rng.sample(frags, min(size, len(frags)))
-            out.append([t for f in pick for t in f])
-        return out
+        return [rng.sample(frags, min(size, len(frags))) for _ in range(m)]
 
 
 def load_population(path: Path, name_field: str, text_field: str) -> list[Candidate]:
