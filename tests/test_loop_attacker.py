@@ -114,3 +114,24 @@ def test_the_p_evaluator_reports_the_stronger_attack(engines) -> None:
             assert got.per_target["partial_knowledge"] == want == got.score
             assert got.score <= bm25.score
     assert seen == {"fused", "lexical"}
+
+
+@pytest.mark.slow
+def test_a_labelled_batch_with_the_attributes_profile_runs_to_the_end(tmp_path) -> None:
+    """Utility mode with nothing to restore embeds no sentence (it once asked MiniLM for an
+    empty batch and every PersonalReddit comment failed with a ValueError)."""
+    from veil.anonymizer import Anonymizer
+    from veil.documents import Document
+    from veil.graphs.anonymize import AnonymizeConfig
+
+    docs = [Document(id=d.id, text=d.text, label=d.label, attributes={"city_country": "Hamburg, Germany"})
+            for d in DOCS[:4]]
+
+    async def go():
+        async with Anonymizer("local", config=AnonymizeConfig(profile="attributes"), db_path=tmp_path / "v.db") as anon:
+            await anon.prepare(docs)
+            return [await anon.anonymize(d) for d in docs]
+
+    results = asyncio.run(go())
+    assert [r.status for r in results] == ["done"] * len(docs), [r.error for r in results]
+    assert "Hamburg" not in results[0].anonymized_text

@@ -172,6 +172,8 @@ class LocalWorld:
     def embed(self, texts: list[str]) -> np.ndarray:
         from veil.embeddings import encode
 
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
         keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
         known = {k: self._emb[k] for k in keys if k in self._emb}
         missing = {k: t for k, t in zip(keys, texts) if k not in known}
