@@ -1738,7 +1738,7 @@ class LocalOptimizer(Optimizer):
         return False
 
     def _semantic(self, batch: LocalBatch) -> bool:
-        return self.evaluator.semantic and batch.population_is_batch and batch.release_linker is not None
+        return self.evaluator.semantic and batch.population_is_batch and bool(batch.release_sentences)
 
     def _attack(self, plan: Plan, task: Task, batch: LocalBatch, choice: dict[int, str] | None = None, *,
                 mode: Literal["lexical", "fused", "shortcut"] = "shortcut") -> AttackResult:

@@ -164,7 +164,7 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
             attack = LinkAttack(queries=queries, decoy_scores=scores, pieces=pieces)
             b.memo["attacks"][task.doc_id] = attack
         if semantic and not attack.semantic and self._semantic(task, b):
-            attack.add_semantic(b.release_linker, b.release_ids.index(task.doc_id))
+            attack.add_semantic(b.release_linker(self.world.embed), b.release_ids.index(task.doc_id))
         return attack
 
     def partial_knowledge_rank(self, text: str, task: Task, batch: LocalBatch,
@@ -175,7 +175,7 @@ class LocalPrivacyEvaluator(PrivacyEvaluator):
         return run_attack(self, batch, task, Counter(tokenize(text)), sentences)
 
     def _semantic(self, task: Task, batch: LocalBatch) -> bool:
-        return (self.semantic and batch.population_is_batch and batch.release_linker is not None
+        return (self.semantic and batch.population_is_batch and bool(batch.release_sentences)
                 and task.doc_id in batch.released)
 
     # -- full text ---------------------------------------------------------------------------

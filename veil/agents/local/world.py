@@ -61,6 +61,9 @@ class Candidate:
     text: str
 
 
+_LINKER_LOCK = threading.Lock()
+
+
 @dataclass(frozen=True, eq=False, kw_only=True)
 class LocalBatch(Batch):
     """What the local agents derive from one batch (immutable; see :mod:`veil.agents.batch`):
@@ -74,15 +77,33 @@ class LocalBatch(Batch):
     released: Mapping[str, str] = field(default_factory=dict)  # doc id -> expected release text
     release_pool: Pool | None = None
     release_ids: tuple[str, ...] = ()
-    # the semantic attacker's view of the same records: their sentences embedded once
-    # (a veil.evals.semantic.SemanticLinker fitted on the expected releases, BM25 left out)
-    release_linker: Any = None
+    release_sentences: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # the semantic attacker reads these
     train_texts: tuple[str, ...] = ()
     train_labels: tuple[str, ...] = ()
     classifier: Any = None  # sklearn LogisticRegression over MiniLM, or None (zero-shot)
     classes: tuple[str, ...] = ()
     pseudonyms: PseudonymTable = field(default_factory=PseudonymTable)
     memo: dict[str, dict] = field(default_factory=lambda: {"analyses": {}, "plans": {}, "attacks": {}, "index": {}})
+
+    def release_linker(self, encoder: Callable[[list[str]], np.ndarray]):
+        """The semantic attacker's view of the released records: a
+        :class:`veil.evals.semantic.SemanticLinker` (BM25 left out) fitted on their sentences,
+        embedded with ``encoder``. Built on first use, once per batch: a batch whose BM25 attack
+        is never beaten (or that no partial-knowledge attack runs on, as in the attributes
+        profile) embeds nothing."""
+        memo = self.memo["index"]
+        linker = memo.get("release_linker")
+        if linker is None:
+            with _LINKER_LOCK:
+                linker = memo.get("release_linker")
+                if linker is None:
+                    from veil.evals.semantic import SemanticLinker
+
+                    sents = [list(self.release_sentences.get(i, ())) for i in self.release_ids]
+                    linker = SemanticLinker(bm25_weight=0, splitter=lambda _: sents, encoder=encoder).fit(
+                        [self.released[i] for i in self.release_ids])
+                    memo["release_linker"] = linker
+        return linker
 
     def candidate_index(self, doc_id: str, name: str | None) -> int | None:
         """Which population entry is the truth: the document itself, else by name."""
@@ -126,8 +147,7 @@ class LocalWorld:
         """Population, released pool, training set and classifier for these documents.
         ``release(doc, batch)`` is how the publisher expects a record to look once released
         (the optimizer's base plan), as its text and its sentences; ``fit`` trains the utility
-        classifier. Engine option ``semantic`` (default on): embed the released sentences for
-        the semantic attacker."""
+        classifier."""
         o = self.options
         if o.get("population_path"):
             population = load_population(
@@ -155,15 +175,9 @@ class LocalWorld:
             plans = {d.id: release(d, batch) for d in documents}
             released = {i: text for i, (text, _) in plans.items()}
             ids = tuple(d.id for d in documents)
-            linker = None
-            if o.get("semantic", True):
-                from veil.evals.semantic import SemanticLinker
-
-                sents = [list(plans[i][1]) for i in ids]
-                linker = SemanticLinker(bm25_weight=0, splitter=lambda _: sents, encoder=self.embed).fit(
-                    [released[i] for i in ids])
             batch = replace(batch, released=MappingProxyType(released), release_ids=ids,
-                            release_pool=Pool([tokenize(released[i]) for i in ids]), release_linker=linker)
+                            release_pool=Pool([tokenize(released[i]) for i in ids]),
+                            release_sentences=MappingProxyType({i: tuple(plans[i][1]) for i in ids}))
         log.info("local_batch", batch=batch.id, population=len(batch.population), is_batch=is_batch,
                  released=len(batch.released), train=len(batch.train_texts))
         return batch
