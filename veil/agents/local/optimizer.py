@@ -17,7 +17,9 @@ Privacy mode, in order (each edit kept only if its sentence still parses as Engl
 3. while the simulated attacker still wins, the units that help it most per word they hold go
    one rung up their ladder or are deleted (INTACT's choice of the most specific option that
    takes (nearly) as much of the attacker's score away as deletion; GreedySanitize's gain per
-   cost), fed by the P-Evaluator's clues;
+   cost), fed by the P-Evaluator's clues. The attacker is the P-Evaluator's
+   (:func:`veil.agents.local.p_evaluator.run_attack`): BM25 and, once BM25 is beaten, the
+   semantic linker too; the plan stops only when the stronger of the two fails;
 4. as a last resort, whole sentences.
 Utility mode undoes the attacker-driven edits that the privacy target does not need and steps
 generalizations back down their ladders. Direct identifiers and the policy floor stay.
