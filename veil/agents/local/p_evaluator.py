@@ -397,20 +397,12 @@ def fast_rank(evaluator: LocalPrivacyEvaluator, batch: LocalBatch, text: str, ta
 
 
 def rank_tokens(evaluator: LocalPrivacyEvaluator, batch: LocalBatch, tokens: Counter, task: Task) -> tuple[int, Counter]:
-    """The attack the optimizer re-runs for every candidate edit, on a bag of tokens: the rank
-    of the truth and the weight of each term in the attacker's success. BM25 only (dense is
-    too slow to run per candidate)."""
+    """BM25 alone on a bag of tokens: the rank of the truth and the weight of each term in the
+    attacker's success (over the batch: :func:`run_attack` without sentences)."""
     w = batch
     if w.population_is_batch:
-        attack = evaluator.link_attack(task, w)
-        if attack is None:
-            return task.k + 1, Counter()
-        ranks, contribs = attack.ranks(w, tokens)
-        weights: Counter = Counter()
-        for r, c in zip(ranks, contribs):
-            if r <= task.k:
-                weights.update(c)
-        return cap_rank(np.floor(np.quantile(ranks, evaluator.quantile)), task.k, len(w.release_ids)), weights
+        result = run_attack(evaluator, w, task, tokens)
+        return result.rank, result.weights
     truth = w.candidate_index(task.doc_id, task.name)
     if truth is None or w.pop_pool is None:
         return task.k + 1, Counter()
