@@ -40,7 +40,7 @@ async def test_the_name_is_removed_deterministically_and_never_certified(scripte
     llm = scripted_llm(AgentScript(identity=never_names_anybody, optimizer=surname_kept))
     [result], _ = await anonymize_docs(llm, [bio.document()], db_path, AnonymizeConfig(max_iterations=3))
     assert "Fishback" not in result.anonymized_text and "Kurt" not in result.anonymized_text
-    assert result.anonymized_text.startswith("The photographer (born the 1930s")
+    assert result.anonymized_text.startswith("This person (born the 1930s")  # the sentence says "photographer"
     assert result.privacy_status == "unverified"
     assert result.original_privacy_score == 11
     assert "could not re-identify the original" in result.privacy_note
@@ -50,7 +50,7 @@ async def test_the_name_is_removed_deterministically_and_never_certified(scripte
     its = iterations(db_path, result.run_id)
     assert its[0]["privacy_score"] == 1 and all(it["privacy_score"] == 11 for it in its[1:])
     ops = [e for e in its[1]["edits"] if e["reason"] == "the subject's name is a literal identifier"]
-    assert ops and ops[0]["after"] == "The photographer"
+    assert ops and ops[0]["after"] == "This person" and ops[1]["after"] == "The photographer"
 
 
 async def test_protected_needs_an_attacker_that_found_the_original(scripted_llm, bios, db_path):
@@ -207,9 +207,9 @@ def test_literal_scrub_keeps_the_sentence_readable():
     # llama.cpp run wrote "The tennis player Dan the tennis player" for "Ross Dan Hutchins")
     assert literal.scrub("Ross Dan Hutchins (born 1985) is a tennis player. Hutchins and Ken Skupski won.",
                          "Ross Hutchins", label="Tennis Player")[0] == \
-        "The tennis player (born 1985) is a tennis player. The tennis player and Ken Skupski won."
+        "This person (born 1985) is a tennis player. The tennis player and Ken Skupski won."
     assert literal.scrub('Jacques \\"Toto\\" Brugnon and Henri Cochet, Lawrence Strother Trimble and Brugnon.',
                          "Jacques Brugnon", label="tennis player")[0] == \
         "The tennis player and Henri Cochet, Lawrence Strother Trimble and the tennis player."
     assert literal.scrub("Chef Clyde Serda (born 1952) is a chef.", "Clyde Serda", label="chef")[0] == \
-        "The chef (born 1952) is a chef."
+        "This person (born 1952) is a chef."  # never "The chef ... is a chef"

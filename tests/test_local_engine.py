@@ -231,8 +231,9 @@ def test_pseudonyms_consistent_across_the_batch(engine) -> None:
                if plan.units[i].direct and plan.units[i].span is not None and i in plan.choice}
         reps[doc_id] = got
         # every mention of the subject (full name, surname, first name) gets one replacement
+        # ("this person" where the mention's own sentence says the role: "is a German chef")
         subject = [v for t, v in got.items() if t in BY_ID[doc_id]["name"]]
-        assert subject and len(set(subject)) == 1, got
+        assert subject and len(set(subject) - {"this person"}) == 1, got
     assert reps["b1"]["Otto Krantz"] == reps["b2"]["Otto Krantz"]
     assert re.fullmatch(r"Person [A-Z]+", reps["b1"]["Otto Krantz"])
     # and a different person gets a different placeholder

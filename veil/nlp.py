@@ -364,6 +364,12 @@ def dangling(sent) -> str:
             # a finite verb read as an open complement: its subject went with a deletion
             # ("He taught at an organization received an award")
             return f"{t.text!r} without its subject"
+        if t.dep_ == "ccomp" and t.tag_ in ("VBD", "VBZ", "VBP") and t.i == t.head.i + 1 and t.head.pos_ == "VERB" \
+                and t.is_alpha and t.head.is_alpha and t.head.whitespace_ \
+                and not any(c.dep_ in _SUBJECTS for c in t.children):
+            # two finite verbs side by side, the second with no subject: "She taught received a
+            # prize" once "at a college and" went between them
+            return f"{t.text!r} without its subject"
     for t in toks:
         if t.lower_ in ("both", "either", "neither") and t.i + 1 < t.doc.__len__() \
                 and (t.nbor().pos_ in ("DET", "PROPN") or t.dep_ == "preconj") and not any(

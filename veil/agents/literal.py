@@ -144,6 +144,19 @@ def _sentence_start(text: str, pos: int) -> bool:
     return not before or before[-1] in ".!?\n:"
 
 
+def _role_said_beside(text: str, m: "Mention", noun: str) -> bool:
+    """Does the sentence that holds mention ``m`` say the role noun's head outside the mention?"""
+    from veil import nlp  # the project's one sentence splitter and tokenizer
+    from veil.agents.local.retrieval import tokenize
+
+    head = (tokenize(noun) or [""])[-1]
+    doc = nlp.parse(text, light=True)
+    for a, b in nlp.sentence_spans(doc):
+        if a <= m.start < b:
+            return head in tokenize(text[a:m.start]) + tokenize(text[m.end:b])
+    return False
+
+
 def subject_noun(label: str | None) -> str:
     """What the subject's name becomes: the role noun of the label, else "the person"."""
     if label and label.strip():
@@ -164,7 +177,11 @@ def scrub(text: str, name: str | None, attributes: dict[str, str] | None = None,
     out, edits, pos = [], [], 0
     for m in mentions:
         if m.target == "identity":
-            repl = noun[0].upper() + noun[1:] if _sentence_start(text, m.start) else noun
+            # "this person" where the mention's own sentence says the role ("The chef (born 1952)
+            # is a chef" read as a tautology)
+            said = noun != "the person" and _role_said_beside(text, m, noun)
+            repl = "this person" if said else noun
+            repl = repl[0].upper() + repl[1:] if _sentence_start(text, m.start) else repl
             reason = "the subject's name is a literal identifier"
         else:
             repl = f"[{m.target.replace('_', ' ')}]"

@@ -354,6 +354,10 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         if s.end > sents[si][1]:  # "Colleen R." split after "R.": the span stays in its sentence
             s = Span(s.start, sents[si][1], text[s.start:sents[si][1]], s.type, s.score, s.evidence, s.meta)
         s = _with_slot(s, doc)
+        if s.type == "PERSON" and subject.role and s.meta.get("slot") and _role_said_beside(s, sents[si], text, subject.role):
+            # "The chef is a German chef" was an output: where the sentence itself gives the role,
+            # the mention becomes "this person" (Person reads the flag)
+            s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role_said": True})
         d = policy.decide(s, ctx, subject)
         if s.type == "PERSON" and d.replacement in _PRONOUNS and s.meta.get("role") == "pobj:as":
             # "As Voris Marker, she also worked as a sculptor": another name of hers ("As her, she"
@@ -790,6 +794,13 @@ def _with_modifier_tail(s: Span, doc) -> Span:
         return s
     end = doc[j - 1].idx + len(doc[j - 1].text)
     return Span(s.start, end, text[s.start:end], s.type, s.score, s.evidence, s.meta)
+
+
+def _role_said_beside(s: Span, sentence: tuple[int, int], text: str, role: str) -> bool:
+    """Does the mention's sentence say the role noun outside the mention ("X is a German chef")?"""
+    head = (_tokens_of(role) or ("",))[-1]
+    a, b = sentence
+    return head in _tokens_of(text[a:s.start]) + _tokens_of(text[s.end:b])
 
 
 def _with_slot(s: Span, doc) -> Span:

@@ -428,8 +428,10 @@ class Person(Operator):
             pron = {"subject": he, "object": him, "possessive": his}[slot]
             return Decision(pron, (pseudo,), "the subject's name becomes the pronoun the text uses for them")
         if subject.is_subject(span) and subject.role and slot:
-            # the text does not say which pronoun: the role noun the text already uses
-            noun = {"subject": subject.role, "object": subject.role, "possessive": f"{subject.role}'s"}[slot]
+            # the text does not say which pronoun: the role noun the text already uses, or "this
+            # person" where the sentence itself says the role ("The chef is a German chef" was an output)
+            role = "this person" if span.meta.get("role_said") else subject.role
+            noun = {"subject": role, "object": role, "possessive": f"{role}'s"}[slot]
             return Decision(noun, (pseudo,), "the subject's name becomes the role the text gives them")
         if slot == "possessive":
             return Decision(f"{pseudo}'s", (), "a person's name becomes a consistent pseudonym")
