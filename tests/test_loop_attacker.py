@@ -135,3 +135,17 @@ def test_a_labelled_batch_with_the_attributes_profile_runs_to_the_end(tmp_path) 
     results = asyncio.run(go())
     assert [r.status for r in results] == ["done"] * len(docs), [r.error for r in results]
     assert "Hamburg" not in results[0].anonymized_text
+
+
+def test_the_attack_quantile_is_numpys() -> None:
+    """The planner's fast quantile of an attack's ranks equals ``np.quantile`` (linear) on the
+    half-integer ranks an attack gives, for the quantiles a task may set."""
+    import numpy as np
+
+    from veil.agents.local.p_evaluator import quantile
+
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        ranks = np.floor(rng.random(int(rng.integers(1, 40))) * 40) / 2 + 1
+        q = float(rng.choice([0.0, 0.1, 0.35, 0.5, 0.9, 1.0]))
+        assert quantile(ranks, q) == np.quantile(ranks, q), (ranks, q)

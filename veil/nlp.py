@@ -115,12 +115,25 @@ def parse(text: str, *, light: bool = False):
     splitter need neither). Cached: the planner, the attacker and the evaluators ask for the
     same texts again and again. Treat the Doc as read-only."""
     doc = _PREFETCHED.get((text, light))
-    return doc if doc is not None else _parse(text, light)
+    if doc is None and light:
+        # a full parse already made serves a light request: the same tagger and parser, NER and
+        # lemmas besides (the attacker splits into sentences the originals the planner parsed)
+        doc = _FULL_RECENT.get(text)
+    if doc is None:
+        doc = _parse(text, light)
+        if not light:
+            with _PREFETCH_LOCK:
+                _FULL_RECENT[text] = doc
+                while len(_FULL_RECENT) > _FULL_RECENT_MAX:
+                    _FULL_RECENT.popitem(last=False)
+    return doc
 
 
 _PREFETCHED: "OrderedDict[tuple[str, bool], Any]" = OrderedDict()
 _PREFETCH_MAX = 2048  # (as many as the parse cache keeps)
 _PREFETCH_LOCK = threading.Lock()
+_FULL_RECENT: "OrderedDict[str, Any]" = OrderedDict()  # the latest full parses, for light requests
+_FULL_RECENT_MAX = 512
 
 
 def prefetch(texts: Iterable[str], *, light: bool = True) -> None:

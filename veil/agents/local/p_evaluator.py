@@ -26,6 +26,7 @@ BM25 score in the samples where the attack succeeded.
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -36,6 +37,20 @@ from veil.agents.base import Guess, PrivacyEvaluator, PrivacyResult, Task
 from veil.agents.batch import Batch
 from veil.agents.local.retrieval import tokenize
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
+
+
+def quantile(values: np.ndarray, q: float) -> float:
+    """``np.quantile(values, q)`` (its default linear method, the same arithmetic) for the few
+    ranks of one attack: numpy's general path costs ~25 µs a call, and the planner asks for
+    hundreds of thousands (measured: ~0.7 µs here)."""
+    s = sorted(values.tolist())
+    pos = q * (len(s) - 1)
+    lo = int(pos)
+    if lo + 1 >= len(s):
+        return float(s[-1])
+    t = pos - lo
+    a, b = s[lo], s[lo + 1]
+    return float(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
 
 
 def cap_rank(rank: float, k: int, n_candidates: int) -> int:
@@ -357,7 +372,7 @@ def run_attack(evaluator: LocalPrivacyEvaluator, batch: LocalBatch, task: Task, 
     weights: Counter = Counter()
 
     def quantile_rank(r: np.ndarray) -> int:
-        return cap_rank(np.floor(np.quantile(r, evaluator.quantile)), task.k, len(w.release_ids))
+        return cap_rank(math.floor(quantile(r, evaluator.quantile)), task.k, len(w.release_ids))
 
     fused = sentences is not None and (exact or task.privacy_met(quantile_rank(ranks)))
     if fused:
