@@ -285,6 +285,22 @@ def anonymize(engine, text: str, name: str | None = None, doc_id: str = "d") -> 
     return r.text
 
 
+@pytest.mark.parametrize("text, name, expected", [
+    # a surname's particle goes with it, and a year after "In" is a time, not a modifier of the name ("In
+    # de Person A came", "In 1950 de he came" were outputs); known name or not
+    ("Jan de Groot is a painter. In 1950 de Groot came to Holland and painted.", "Jan de Groot",
+     "Person A is a painter. In the 1950s Person A came to Holland and painted."),
+    ("Jan de Groot is a painter. In 1950 de Groot came to Holland and painted.", None,
+     "Person A is a painter. In the 1950s Person A came to Holland and painted."),
+    # degrees after a name are part of it ("He, MA (1900s–1970s) was" was an output)
+    ("John Holmes Jellett OBE, DSc, MA (1905–1971) was a British civil engineer. He won and his team won.",
+     "John Holmes Jellett", "He"),
+])
+def test_a_name_takes_its_particles_and_degrees(engine, text, name, expected):
+    out = anonymize(engine, text, name=name)
+    assert out.startswith(expected) and "MA" not in out and " de " not in out, out
+
+
 @pytest.mark.parametrize("text, gone, kept", [
     ("I'm John. I live at 42 Elm Street, Springfield, IL 62704.", ["John", "42 Elm Street", "62704"], ["I'm"]),
     ("Yesterday Harriet Vance met Oscar Delacroix at the gallery.", ["Harriet", "Vance", "Oscar", "Delacroix"],
@@ -846,6 +862,8 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("He won in the 1990s, the 2000s, and the 2010s.", "He won in the 1990s, the 2000s, and the 2010s."),
     ("He won a competition in the 2000s, in the early 21st century, in the 2010s.",
      "He won a competition in the 2000s, the early 21st century and the 2010s."),  # "Kinzer, (born 1963), is" ("He, is" was an output)
+    ("He achieved a chess title title in the 1960s.", "He achieved a chess title in the 1960s."),  # "the Grandmaster title"
+    ("He said that that was a very very long race.", "He said that that was a very very long race."),  # (no kind)
 ])
 def test_tidy_mends_what_generalization_leaves(rendered, expected):
     """What rung-by-rung replacement leaves behind reads as one writer would put it; tidy never
@@ -981,6 +999,11 @@ def test_words_a_wider_rung_would_make_false_get_no_rung():
     assert opts["British"] == [""]
     assert opts.get("women", []) == [] and opts.get("Girls", []) == []
     assert opts["Japanese"] == ["Asian"]  # (elsewhere a nationality widens as before)
+    # the country an ambassador is sent to is the office's scope: no continent has one ("the United States
+    # Ambassador to Asia" was an output); a place elsewhere widens to its continent
+    opts = _span_options("Tom Hall was a diplomat. He was the Ambassador to India. He was born in Bahrain.", "Tom Hall")
+    assert not any("Asia" in o for o in opts.get("India", [])), opts
+    assert any("Asia" in o for o in opts["Bahrain"]), opts
 
 
 def test_a_relative_clause_left_without_what_followed_its_verb_fails():

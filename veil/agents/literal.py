@@ -67,7 +67,9 @@ NICKNAME = rf"(?:{QUOTED_NICKNAME}|\([A-Z][a-z][\w'’-]*\))"
 # part of the name's mention, and as identifying as the name
 POSTNOMINALS = re.compile(r"(?:,?\s+(?:MBE|OBE|CBE|KBE|DBE|GBE|GCMG|GCB|GCVO|GCSI|GCIE|KCSI|KCIE|CIE|CSI|MVO|LVO|DCM|"
                           r"KCB|KCMG|KCVO|CB|CMG|CVO|FRS|FRSE|FREng|FBA|FRCP|FRCS|"
-                          r"FRSA|FRAeS|RA|QC|KC|VC|GC|DSO|DFC|MC|OM|CH|AO|AC|DSc|PhD|Ph\.D\.)(?![\w])"
+                          r"FRSA|FRAeS|RA|QC|KC|VC|GC|DSO|DFC|MC|OM|CH|AO|AC|DSc|PhD|Ph\.D\.|"
+                          # degrees and professional fellowships ("John Holmes Jellett OBE, DSc, MA" left "He, MA")
+                          r"MA|MSc|BSc|BA|MD|LLD|LLB|DPhil|MPhil|DD|MP|FICE|FIMechE|FIEE|FRIBA|FRCO|FRAS|FGS|FLS|FZS)(?![\w])"
                           r"(?![ \t]+[A-Z][a-z]))+")  # not "John Smith, AC Milan coach"
 # a whole name written with a nickname: 'Clarence Leonard "Kelly" Johnson', 'Andreas Nikolaus "Niki" Lauda, Jr.'
 # (the bracketed form only as a whole written name before its bracket, comma or verb:
@@ -76,7 +78,9 @@ NICKNAMED = re.compile(rf"(?<![\w'’])(?:[A-Z][\w'’-]*\.?[ \t]+){{1,4}}{QUOTE
                        r"(?:(?:de|van|von|der|den|da|di|del|du|la|le|dos|das)[ \t]+)*(?:[A-Z][\w'’-]+[ \t]+){0,2}(?!(?:Jr|Sr)\b)[A-Z][\w'’-]+(?:,?[ \t]+(?:Jr|Sr)\.?)?"
                        r"|(?<![\w'’])(?:[A-Z][\w'’-]*[ \t]+){2,3}\([A-Z][a-z][\w'’-]*\)[ \t]+[A-Z][\w'’-]+"
                        r"(?=[ \t]*[(,]|[ \t]+(?:is|was|were)\b)")
-NAME_GAP = re.compile(rf"\s+(?:(?:[A-Z]\.|[A-Z][^\W\d_][\w'’-]*|{NICKNAME})\s+){{0,3}}")
+# the lowercase particles of a surname ("Jan de Groot", "Ludwig van Beethoven")
+NAME_PARTICLE = r"(?:de|van|von|der|den|da|di|del|della|du|la|le|dos|das|ter|ten|bin|ibn|al)"
+NAME_GAP = re.compile(rf"\s+(?:(?:[A-Z]\.|[A-Z][^\W\d_][\w'’-]*|{NICKNAME}|{NAME_PARTICLE})\s+){{0,3}}")
 
 
 def _name_mentions(text: str, name: str) -> list[Mention]:

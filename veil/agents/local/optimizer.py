@@ -37,7 +37,7 @@ from typing import Literal
 
 from veil import nlp
 from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult, PrivacyResult, Task, UtilityResult
-from veil.agents.literal import NAME_GAP, NICKNAME, NICKNAMED, POSTNOMINALS
+from veil.agents.literal import NAME_GAP, NAME_PARTICLE, NICKNAME, NICKNAMED, POSTNOMINALS
 from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, article_for, role_noun
 from veil.agents.local.p_evaluator import AttackResult, LocalPrivacyEvaluator, run_attack
 from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, plural, load_policy
@@ -57,6 +57,10 @@ _BRACKET_RANGE = re.compile(rf"\((?:in )?(?:the )?(early |mid-|late )?({_PERIOD}
 # "an organization, an organization and an organization": "three organizations"
 _SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+)?)((?:, \1 \2\b)*,? and \1 \2)\b")
 _COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}
+# a kind phrase (a ladder's rung) before the noun it already ends with ("a chess title title")
+_KIND_TWICE = re.compile(r"\b([Aa]n? (?:[a-z]+ ){0,2}?)(title|team|club|event|award|prize|medal|trophy|company|"
+                         r"organization|school|university|league|race|championship|tournament|competition|show|"
+                         r"series|film|band|newspaper|magazine|agency|building|ship) \2\b")
 # "the head coach of a team of an organization" (the Philadelphia Wings of the National Lacrosse
 # League): an organization's kind needs no "of an organization" after it
 _KIND_OF_ORGANIZATION = re.compile(r"\b(an? (?:[a-z]+ )?(?:organization|team|club|company|university|school|league|"
@@ -156,6 +160,9 @@ def tidy(sentence: str) -> str:
     s = _SAME_PLACE.sub(r"\1", s)
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _KIND_OF_ORGANIZATION.sub(r"\1", s)
+    # a kind phrase before the noun it already ends with: "achieved a chess title title" (of "the
+    # Grandmaster title")
+    s = _KIND_TWICE.sub(r"\1\2", s)
     s = re.sub(r"\b([\w]+-time) an? (?=[a-z])", r"\1 ", s)  # "multiple-time a medalist" (of "multiple-time Olympic medalist")
     s = re.sub(rf"\b([Tt]he|[Tt]hose|[Tt]hese) years? the ((?:early |mid-|late )?{_PERIOD})", r"\1 \2", s)  # "The years the 1840s and 1850s"
     s = _EMPTY_RANGE.sub(lambda m: ("In " if m.group(1)[0].isupper() else "in ") + m.group(2), s)
@@ -700,7 +707,10 @@ def role_of(s: Span, doc) -> str | None:
         head = head.head
     mod_deps = ("compound", "amod", "nmod", "nummod") if s.type in ("DATE", "YEAR", "DECADE") else ("compound", "amod", "nmod")
     if head.dep_ in mod_deps and head.head.i > toks[-1].i and head.head.pos_ in (
-            ("NOUN",) if s.type == "PERSON" else ("NOUN", "PROPN")):
+            ("NOUN",) if s.type == "PERSON" else ("NOUN", "PROPN")) and not (
+            s.type in ("DATE", "YEAR", "DECADE") and prev is not None and prev.pos_ == "ADP" and head.head.pos_ == "PROPN"):
+        # (a year right after a preposition is its object, whatever the parse hung it on: "In 1950
+        # de Groot came", where "In the 1950 Games" has its article)
         return "modifier"  # (a person's name before a proper noun is more of the name: "Jesús Rosendo Prado")
     nxt = doc[toks[-1].i + 1] if toks[-1].i + 1 < len(doc) else None
     if s.type in ("ORG", "EVENT", "AWARD", "WORK", "PROPER", "NAME", "LOCATION", "TITLE") and nxt is not None \
@@ -728,6 +738,10 @@ def role_of(s: Span, doc) -> str | None:
         return "counted"  # "four consecutive Summer Olympics"
     if head.dep_ == "pobj":
         prep = head.head.lower_
+        if prep == "to" and head.head.head.lemma_.lower() in _OFFICES:
+            # "Ambassador to India": the country is the office's scope, and "Ambassador to Asia"
+            # was false (no continent has one); only the kind is true: "Ambassador to a country"
+            return "pobj:to"
         return "locative" if prep in LOCATIVE else f"pobj:{prep}"
     if head.dep_ == "attr":
         return "attribute"
@@ -851,7 +865,7 @@ def _with_slot(s: Span, doc) -> Span:
     while first.dep_ == "conj" and first.head.i < first.i:
         first = first.head  # the list's first item: "in such venues as Pierogi, …, Galleria Milano"
     prep = first.head if first.dep_ == "pobj" else None
-    if prep is not None and (prep.lower_ in ("at", "in", "near", "inside", "outside", "within") or (
+    if prep is not None and s.evidence != "coref:name_part" and (prep.lower_ in ("at", "in", "near", "inside", "outside", "within") or (
             prep.lower_ in ("as", "including") and prep.head.lemma_.lower() in _VENUE_NOUNS)):
         # "won at Roland Garros", "exhibited at Lisa Cooley in New York", each gallery of "in such
         # venues as Pierogi, …, Galleria Milano (Italy)": a venue, not a person ("Person EM (Italy)");
@@ -1862,8 +1876,11 @@ def _name_mentions(text: str, name: str | None, spans: list[Span]) -> list[Span]
         nick = re.search(rf"\b{re.escape(parts[0])}\s+\(([A-Z][\w'-]{{2,}})\)", text)
         if nick and nick.group(1) not in parts:
             parts.append(nick.group(1))
+    # the name's own particles before a part ("de Groot" of "Jan de Groot": "In 1950 de he came" was an output)
+    particles = "|".join(re.escape(w) for w in re.findall(rf"(?<!\S){NAME_PARTICLE}(?=\s)", name))
     for p in parts:
-        for m in re.finditer(rf"(?<!\w){re.escape(p)}(?!\w)", text):
+        lead = rf"(?:(?:{particles})\s+)*" if particles else ""
+        for m in re.finditer(rf"(?<![\w-]){lead}{re.escape(p)}(?!\w)", text):
             out.append(Span(m.start(), m.end(), m.group(0), "PERSON", 0.9, "ground-truth name", {}))
     # "Margarethe" + "Vollrath" side by side are one mention of one person, and so are "Blake" +
     # "Austin" + "Griffin" (middle names, initials or a quoted nickname between: literal.NAME_GAP)

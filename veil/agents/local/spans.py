@@ -28,7 +28,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
+from veil.agents.literal import NAME_PARTICLE
+
 DATA_DIR = Path(__file__).parent / "data"
+_PARTICLE = re.compile(NAME_PARTICLE)  # (lowercase only: "De Groot" opening a sentence is a name word)
 
 TYPES = frozenset(
     "PERSON DATE YEAR DECADE AGE NUMBER MONEY LOCATION NATIONALITY ORG TITLE AWARD EVENT EMAIL PHONE URL ID "
@@ -1087,7 +1090,7 @@ def _entity_spans(text: str, doc) -> list[Span]:
         if not t.text[:1].isupper() or (t.ent_type_ and t.ent_type_ != "NORP") or (t.idx, t.idx + len(t.text)) in seen:
             continue
         if lw in person_tokens:
-            spans.append(Span(t.idx, t.idx + len(t.text), t.text, "PERSON", 0.75, "coref:name_part", {}))
+            spans.append(_name_part(doc, t))
         elif t.pos_ == "PROPN" and _acronym(t.text) and t.text not in gazetteer().state_codes:
             ladder = list(lexicon()["acronyms"].get(t.text, ["an organization"]))
             spans.append(Span(t.idx, t.idx + len(t.text), t.text, "ORG", 0.6, "shape:acronym", {"ladder": ladder}))
@@ -1101,13 +1104,34 @@ def _entity_spans(text: str, doc) -> list[Span]:
         elif t.pos_ == "PROPN" and lw in first_names and lw not in lexicon()["nonname"]:
             # with the capitalised proper nouns after it the NER also left untagged: "Wynn Bullock"
             end = t.i + 1
-            while end < min(len(doc), t.i + 4) and doc[end].pos_ == "PROPN" and doc[end].text[:1].isupper() \
-                    and not doc[end].ent_type_ and doc[end].lower_ not in lexicon()["nonname"]:
-                end += 1
+            while end < min(len(doc), t.i + 4) and ((doc[end].pos_ == "PROPN" and doc[end].text[:1].isupper()
+                                                      and not doc[end].ent_type_ and doc[end].lower_ not in lexicon()["nonname"])
+                                                     or (_PARTICLE.fullmatch(doc[end].text) and end + 1 < len(doc)
+                                                         and doc[end + 1].pos_ == "PROPN" and doc[end + 1].text[:1].isupper()
+                                                         and not doc[end + 1].ent_type_)):
+                end += 1  # (and a surname's particle: "Jan de Groot")
             e = doc[end - 1].idx + len(doc[end - 1].text)
             spans.append(Span(t.idx, e, text[t.idx:e], "PERSON", 0.6, "lexicon:first_name", {}))
             seen.update((x.idx, x.idx + len(x.text)) for x in doc[t.i:end])
+            # the surname of a full name found here names that person alone later ("Jan de Groot
+            # ... de Groot came": a rare word otherwise, and its sentence went)
+            later = {x.lower_ for x in doc[t.i + 1:end] if x.text[:1].isupper() and len(x.text) > 2}
+            for x in doc[end:]:
+                if x.lower_ in later and (x.idx, x.idx + len(x.text)) not in seen and not x.ent_type_:
+                    spans.append(_name_part(doc, x))
+                    seen.add((x.idx, x.idx + len(x.text)))
     return _with_articles(text, _join_city_region(text, spans))
+
+
+def _name_part(doc, t) -> Span:
+    """A part of a person's name standing alone, with its surname particle ("de Groot" of "Jan de
+    Groot": "In 1950 de he came" was an output)."""
+    a = t.i
+    while a > 0 and _PARTICLE.fullmatch(doc[a - 1].text) and a - 1 > doc[a - 1].sent.start:
+        a -= 1
+    text = doc.text
+    return Span(doc[a].idx, t.idx + len(t.text), text[doc[a].idx:t.idx + len(t.text)], "PERSON", 0.75,
+                "coref:name_part", {})
 
 
 def _untagged_propn(tok) -> bool:
