@@ -211,6 +211,10 @@ def test_every_sentence_is_a_unit():
     ("He in the United States is an architect.", False),  # a bracket went between the subject and its phrase
     ("In the 1960s he produced paintings with narrow, strips.", False),  # "vertical" went
     ("She painted long, narrow strips.", True),
+    ("He was a chef, and as the creator of a dish.", False),  # the first "as" phrase went
+    ("He was known as a chef, and as the creator of a dish.", True),
+    ("He was a painter, and in the 1990s he moved.", True),  # (a clause that opens with its own phrase)
+    ("He was a painter, and as a result he moved.", True),
 ])
 def test_parse_check(sentence, ok):
     assert sentence_ok(sentence, True)[0] is ok

@@ -364,6 +364,11 @@ def dangling(sent) -> str:
             return "a comma inside a noun phrase"  # "with narrow, strips" once "vertical" went
         if a.text == "(" and b.text == ")":
             return "empty parentheses"
+        if a.lower_ in ("and", "or") and b.pos_ == "ADP" and b.dep_ == "conj" and b.head.pos_ != "ADP" \
+                and not any(t.lower_ == b.lower_ for t in toks if t.i < a.i):
+            # a second prepositional phrase whose first went: "He was a chef, and as the creator of
+            # Veal Orloff" (of "who is best known as the author of ..., and as the creator")
+            return f"'{a.text} {b.text}' without a first '{b.text}'"
         if a.text == "(" and b.pos_ in ("VERB", "AUX") and b.i + 1 < len(b.doc) and b.nbor().text == ")":
             return f"{b.text!r} alone in parentheses"  # "(born)" after its date went
     for t in toks:
