@@ -1008,6 +1008,11 @@ def test_words_a_wider_rung_would_make_false_get_no_rung():
     opts = _span_options("Tom Hall was a diplomat. He was the Ambassador to India. He was born in Bahrain.", "Tom Hall")
     assert not any("Asia" in o for o in opts.get("India", [])), opts
     assert any("Asia" in o for o in opts["Bahrain"]), opts
+    # a rung the sentence already says is no rung, nor any wider one ("a United States congressman from the
+    # United States" was an output): the phrase goes
+    opts = _span_options("John Young was a politician. He was a United States congressman from Kentucky. He was "
+                         "born in Paris, France.", "John Young")
+    assert opts["Kentucky"] == [] and opts["Paris, France"][:1] == ["France"], opts
 
 
 def test_a_relative_clause_left_without_what_followed_its_verb_fails():

@@ -413,6 +413,22 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             options = [re.sub(r"\btheir\b", his, o) for o in options]
             d = dataclasses.replace(d, replacement=re.sub(r"\btheir\b", his, d.replacement) if d.replacement
                                     else d.replacement)
+        if s.type == "LOCATION" and options:
+            # never a rung the sentence already says ("a United States congressman from the United
+            # States" of "from Kentucky" says nothing): the next rung, or the phrase goes
+            a, b = sents[si]
+            around = fold(text[a:s.start] + " | " + text[s.end:b])
+            # (and no rung wider than one it says: "from North America" says no more than "United States")
+            said_at = next((k for k, o in enumerate(options) if (core := fold(re.sub(r"^(?:(?:in|the)\s+)+", "", o)))
+                            and re.search(rf"(?<!\w){re.escape(core)}(?!\w)", around)), None)
+            kept = options if said_at is None else options[:said_at]
+            if kept != options:
+                if d.replacement is not None and d.replacement not in kept:
+                    d = dataclasses.replace(d, replacement=kept[0] if kept else None, drop_unit=d.drop_unit or not kept)
+                options = kept
+                if not options:
+                    d = dataclasses.replace(d, drop_unit=True, reason="a place whose rungs the sentence already says "
+                                                                      "(its country or region): its phrase goes")
         if label_stems:
             # never the label's words where the text did not say them ("a music school" for the
             # conservatory of a "Classical Music Artist"): the next rung, or the phrase goes
