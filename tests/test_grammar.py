@@ -299,6 +299,11 @@ def anonymize(engine, text: str, name: str | None = None, doc_id: str = "d") -> 
     # degrees after a name are part of it ("He, MA (1900s–1970s) was" was an output)
     ("John Holmes Jellett OBE, DSc, MA (1905–1971) was a British civil engineer. He won and his team won.",
      "John Holmes Jellett", "He"),
+    # a quoted nickname is another name ('He, nicknamed \"the Flying Finn\", is' was an output)
+    ('Mika Häkkinen (born 1968), nicknamed \\"the Flying Finn\\", is a Finnish racing driver. He won and his team won.',
+     "Mika Häkkinen", "He is a Finnish racing driver."),
+    ("Mika Häkkinen, nicknamed “the Flying Finn”, is a Finnish racing driver. He won and his team won.",
+     "Mika Häkkinen", "He is a Finnish racing driver."),
 ])
 def test_a_name_takes_its_particles_and_degrees(engine, text, name, expected):
     out = anonymize(engine, text, name=name)

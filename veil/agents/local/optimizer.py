@@ -1045,7 +1045,10 @@ def _nicknamed_names(text: str) -> list[Span]:
 _ALIAS = re.compile(r",[ \t]+(?:full name|real name|birth name|née|nee|also known as|a\.k\.a\.|"
                     r"(?:better |commonly |professionally |popularly )?known (?:professionally )?as)[ \t]+"
                     r"[A-Z][\w'’.-]*(?:[ \t]+(?:[A-Z][\w'’.-]*|de|van|von|der|la|le|y|da|di|du))*"
-                    r"(?:[ \t]+\(or[ \t]+[A-Z][^()]{0,40}\))?(?=[ \t]*[(,]|[ \t]+(?:was|is)\b)")
+                    r"(?:[ \t]+\(or[ \t]+[A-Z][^()]{0,40}\))?(?=[ \t]*[(,]|[ \t]+(?:was|is)\b)"
+                    # or a quoted nickname: ', nicknamed "the Flying Finn",' (the data escapes its quotes)
+                    r"|,[ \t]+(?:nicknamed|dubbed|also known as|known as|called|a\.k\.a\.)[ \t]+"
+                    r"(?:\\?\"[^\"\n]{1,60}?\\?\"|“[^”\n]{1,60}”)(?=[ \t]*[(,]|[ \t]+(?:was|is)\b)")
 
 
 def _aliases(text: str) -> list[Span]:
