@@ -47,6 +47,10 @@ def units_of(text: str) -> dict[str, list[str]]:
     ("In 1942, he moved to Texas.", "prepositional phrase", "In 1942,"),
     # a subordinating conjunction goes with the phrase it introduces ("While he got his start" was an output)
     ("While at Nobu he got his start on the show.", "prepositional phrase", "While at Nobu"),
+    # a closing "and as ..." the parse hung on the verb goes with its comma and "and" ("He was a chef, and as
+    # the creator of Veal Orloff" was left once the first "as" phrase went)
+    ("He was a chef who is known as the author of two books, and as the creator of Veal Orloff.", "conjunct",
+     ", and as the creator of Veal Orloff"),
 ])
 def test_removable_dependents_are_whole_constituents_with_their_punctuation(text, kind, piece):
     assert piece in units_of(text).get(kind, []), units_of(text)

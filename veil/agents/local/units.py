@@ -256,7 +256,11 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep in ("prep", "agent") and after is not None and after.head.pos_ in ("NOUN", "PROPN", "NUM") \
             and after.head.i > right.i and (after.pos_ in ("NOUN", "PROPN", "NUM") or after.dep_ == "nsubj"):
         return None  # the parse cut the phrase short ("amongst all active NCAA Division | I players": "second I players")
-    if dep == "conj" and (tok.head.pos_ in ("VERB", "AUX")) != (tok.pos_ in ("VERB", "AUX")):
+    trailing_prep = dep == "conj" and tok.pos_ == "ADP" and (
+        tok.right_edge.i + 1 >= sent.end or (doc[tok.right_edge.i + 1].is_punct and tok.right_edge.i + 2 >= sent.end))
+    # (a prepositional phrase the parse hung on the verb as a conjunct, ending the sentence: ", and as
+    # the creator of Veal Orloff" goes whole with its comma and "and")
+    if dep == "conj" and not trailing_prep and (tok.head.pos_ in ("VERB", "AUX")) != (tok.pos_ in ("VERB", "AUX")):
         return None  # the parse joined a noun to a verb ("trained as a luthier as well as a bow maker")
     if dep == "conj":
         # a conjunct without the conjuncts chained after it ("German" in "French, German and
