@@ -1046,3 +1046,14 @@ def test_a_connective_after_a_deleted_sentence_goes():
     second = a.sentence_unit(1)
     assert plan.render({second: ""}) == "He was a chef. He remained involved. Also, he cooked."
     assert plan.render({}) == text
+
+
+def test_a_title_before_a_name_makes_a_person():
+    """"Prince Alexey Orlov" (an organisation to the NER) became "an organization", "General Bertrand"
+    a name of unknown kind whose phrase went: a rank or a title of nobility says it is a person; a
+    hall named after one stays a hall."""
+    opts = _span_options("Urbain Dubois was a chef. He served as a chef for General Bertrand. He later worked for "
+                         "Prince Alexey Orlov. He cooked at the Prince Albert Hall.", "Urbain Dubois")
+    assert re.fullmatch(r"Person [A-Z]+", opts["General Bertrand"][0]), opts
+    assert re.fullmatch(r"Person [A-Z]+", opts["Prince Alexey Orlov"][0]), opts
+    assert "a hall" in opts["Prince Albert Hall"], opts

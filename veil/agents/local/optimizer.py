@@ -338,7 +338,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         prose = [len(text[a:b].split()) >= 6 and nlp.is_english(text[a:b]) for a, b in sents]
         spans = [s for s in spans if s.type in LANGUAGE_INDEPENDENT or prose[sentence_of(s.start)]]
         english = any(prose)
-    spans = [t for t in (_not_a_person(s, text) for s in spans) if t is not None]
+    spans = [_titled_person(t) for t in (_not_a_person(s, text) for s in spans) if t is not None]
     # an entity holding the known name is that person, whatever the NER called it
     # ("Pieter de Smet" read as an organisation)
     known = _name_mentions(text, task.name, [])
@@ -908,6 +908,9 @@ def _with_slot(s: Span, doc) -> Span:
         # Senator Barry M. Goldwater" ("U.S. Person B's crushing defeat" was an output)
         s = Span(prv.idx, s.end, nlp.text_of(doc)[prv.idx:s.end], s.type, s.score, s.evidence, s.meta)
         prv = doc[prv.i - 1] if prv.i > 0 else None
+    if titled:  # "General Bertrand": a title before the name says it is a person's
+        meta["titled"] = True
+        s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "titled": True})
     if prv is not None and prv.lower_ == "born" and nxt is not None and nxt.text == "," and prv.i > 0 \
             and doc[prv.i - 1].text == "(":
         # "(born Michael Fenton Stevens, 1958)": a birth name goes with its comma
@@ -981,6 +984,27 @@ _COUNTRY_AFTER = re.compile(r",\s*([A-Z][^\W\d_]+(?:\s[A-Z][^\W\d_]+)?)")
 
 
 _FORMULA = re.compile(r"Formula (?:One|Two|Three|1|2|3|E|Ford)\b")
+
+
+# a rank or title of nobility before a name makes a person ("Prince Alexey Orlov" was "an organization",
+# "General Bertrand" a name of unknown kind whose phrase went)
+_PERSON_TITLE = re.compile(r"(?:Prince|Princess|King|Queen|Emperor|Empress|Tsar|Czar|Tsarina|Sultan|Shah|Emir|"
+                           r"Archduke|Grand Duke|Duke|Duchess|Count|Countess|Baron|Baroness|Marquis|Marquess|"
+                           r"Lord|Lady|Sir|Dame|Field Marshal|Marshal|General|Admiral|Colonel|Cardinal|Pope)"
+                           r"(?:\s+[A-Z][^\W\d_][\w'’-]*){1,3}")
+
+
+def _titled_person(s: Span) -> Span:
+    """A span the NER typed otherwise (or a person) that is a title and a name: a confirmed person,
+    unless its last word says it is a building or a body ("Prince Albert Hall")."""
+    if s.type not in ("ORG", "PRODUCT", "WORK", "NAME", "PROPER", "PERSON") or not _PERSON_TITLE.fullmatch(s.text.strip()):
+        return s
+    from veil.agents.local.spans import lexicon
+
+    last = s.text.split()[-1].lower()
+    if last in lexicon()["org_heads"] or last in lexicon()["name_kinds"]:
+        return s
+    return Span(s.start, s.end, s.text, "PERSON", max(s.score, 0.8), s.evidence + "+title", {**s.meta, "honorific": True})
 
 
 def _not_a_person(s: Span, text: str = "") -> Span | None:

@@ -398,7 +398,8 @@ def confirmed_person(span: Span, ctx: GeneralizeContext) -> bool:
     clubs and towns persons, and a "Person X" there invents a fact."""
     if span.meta.get("not_a_name"):  # "the X", "X, Spain" (see veil.agents.local.optimizer._not_a_person)
         return False
-    if span.meta.get("honorific") or span.meta.get("relation") or span.evidence.startswith(_SURE_PERSON_EVIDENCE):
+    if span.meta.get("honorific") or span.meta.get("titled") or span.meta.get("relation") \
+            or span.evidence.startswith(_SURE_PERSON_EVIDENCE):
         return True
     first_names = lexicon()["first_names"]
     name = re.sub(r"\s*['’]s?$", "", span.text)
