@@ -308,6 +308,8 @@ def anonymize(engine, text: str, name: str | None = None, doc_id: str = "d") -> 
      "Mika Häkkinen", "He is a Finnish racing driver."),
     ("Mika Häkkinen, nicknamed “the Flying Finn”, is a Finnish racing driver. He won and his team won.",
      "Mika Häkkinen", "He is a Finnish racing driver."),
+    ('Hank Greenberg (1911 – 1986), nicknamed \\"Hammerin\' Hank\\", \\"Hankus Pankus\\" or \\"The Hebrew Hammer\\", was an '
+     "American baseball player. He won and his team won.", "Hank Greenberg", "He was an American baseball player."),
 ])
 def test_a_name_takes_its_particles_and_degrees(engine, text, name, expected):
     out = anonymize(engine, text, name=name)
@@ -1021,7 +1023,10 @@ def test_words_a_wider_rung_would_make_false_get_no_rung():
     # United States" was an output): the phrase goes
     opts = _span_options("John Young was a politician. He was a United States congressman from Kentucky. He was "
                          "born in Paris, France.", "John Young")
-    assert opts["Kentucky"] == [] and opts["Paris, France"][:1] == ["France"], opts
+    assert opts["Paris, France"][:1] == ["France"], opts
+    out = anonymize(build(), "John Young was a politician. He was a United States congressman from Kentucky and New "
+                             "Mexican politician and lawyer. He won.", name="John Young")
+    assert "He was a United States congressman." in out and "Kentucky" not in out, out
 
 
 def test_a_relative_clause_left_without_what_followed_its_verb_fails():

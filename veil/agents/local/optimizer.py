@@ -422,13 +422,15 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             said_at = next((k for k, o in enumerate(options) if (core := fold(re.sub(r"^(?:(?:in|the)\s+)+", "", o)))
                             and re.search(rf"(?<!\w){re.escape(core)}(?!\w)", around)), None)
             kept = options if said_at is None else options[:said_at]
-            if kept != options:
+            if not kept and options:
+                # every rung is said already: the phrase goes, and only where no phrase can does a
+                # rung (redundant, but true) stand in for the place
+                d = dataclasses.replace(d, drop_unit=True, reason="a place whose rungs the sentence already says "
+                                                                  "(its country or region): its phrase goes")
+            elif kept != options:
                 if d.replacement is not None and d.replacement not in kept:
-                    d = dataclasses.replace(d, replacement=kept[0] if kept else None, drop_unit=d.drop_unit or not kept)
+                    d = dataclasses.replace(d, replacement=kept[0])
                 options = kept
-                if not options:
-                    d = dataclasses.replace(d, drop_unit=True, reason="a place whose rungs the sentence already says "
-                                                                      "(its country or region): its phrase goes")
         if label_stems:
             # never the label's words where the text did not say them ("a music school" for the
             # conservatory of a "Classical Music Artist"): the next rung, or the phrase goes
@@ -1071,8 +1073,11 @@ _ALIAS = re.compile(r",[ \t]+(?:full name|real name|birth name|née|nee|also kno
                     r"[A-Z][\w'’.-]*(?:[ \t]+(?:[A-Z][\w'’.-]*|de|van|von|der|la|le|y|da|di|du))*"
                     r"(?:[ \t]+\(or[ \t]+[A-Z][^()]{0,40}\))?(?=[ \t]*[(,]|[ \t]+(?:was|is)\b)"
                     # or a quoted nickname: ', nicknamed "the Flying Finn",' (the data escapes its quotes)
+                    # (or a list of them: ', nicknamed "Hammerin' Hank", "Hankus Pankus" or "The Hebrew Hammer",')
                     r"|,[ \t]+(?:nicknamed|dubbed|also known as|known as|called|a\.k\.a\.)[ \t]+"
-                    r"(?:\\?\"[^\"\n]{1,60}?\\?\"|“[^”\n]{1,60}”)(?=[ \t]*[(,]|[ \t]+(?:was|is)\b)")
+                    r"(?:\\?\"[^\"\n]{1,60}?\\?\"|“[^”\n]{1,60}”)"
+                    r"(?:(?:,?[ \t]+(?:or|and)|,)[ \t]+(?:\\?\"[^\"\n]{1,60}?\\?\"|“[^”\n]{1,60}”))*"
+                    r"(?=[ \t]*[(,]|[ \t]+(?:was|is)\b)")
 
 
 def _aliases(text: str) -> list[Span]:
