@@ -1062,3 +1062,10 @@ def test_a_title_before_a_name_makes_a_person():
     assert re.fullmatch(r"Person [A-Z]+", opts["General Bertrand"][0]), opts
     assert re.fullmatch(r"Person [A-Z]+", opts["Prince Alexey Orlov"][0]), opts
     assert "a hall" in opts["Prince Albert Hall"], opts
+    # a company or a work named with a title stays what it is ("He worked for Person B" would invent a person)
+    opts = _span_options("Tom Hall was an engineer. He worked for General Electric. He listened to King Crimson.",
+                         "Tom Hall")
+    assert not any(re.fullmatch(r"Person [A-Z]+", o) for o in opts.get("General Electric", [])), opts
+    from veil.agents.literal import POSTNOMINALS
+
+    assert POSTNOMINALS.match(", DSc, MA (1905").group(0) == ", DSc, MA" and not POSTNOMINALS.match(", MA 02139")

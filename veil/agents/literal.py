@@ -70,6 +70,7 @@ POSTNOMINALS = re.compile(r"(?:,?\s+(?:MBE|OBE|CBE|KBE|DBE|GBE|GCMG|GCB|GCVO|GCS
                           r"FRSA|FRAeS|RA|QC|KC|VC|GC|DSO|DFC|MC|OM|CH|AO|AC|DSc|PhD|Ph\.D\.|"
                           # degrees and professional fellowships ("John Holmes Jellett OBE, DSc, MA" left "He, MA")
                           r"MA|MSc|BSc|BA|MD|LLD|LLB|DPhil|MPhil|DD|MP|FICE|FIMechE|FIEE|FRIBA|FRCO|FRAS|FGS|FLS|FZS)(?![\w])"
+                          r"(?![ \t]*\d)"  # (", MA 02139": a state and its ZIP code)
                           r"(?![ \t]+[A-Z][a-z]))+")  # not "John Smith, AC Milan coach"
 # a whole name written with a nickname: 'Clarence Leonard "Kelly" Johnson', 'Andreas Nikolaus "Niki" Lauda, Jr.'
 # (the bracketed form only as a whole written name before its bracket, comma or verb:
@@ -148,17 +149,20 @@ def _sentence_start(text: str, pos: int) -> bool:
     return not before or before[-1] in ".!?\n:"
 
 
-def _role_said_beside(text: str, m: "Mention", noun: str) -> bool:
-    """Does the sentence that holds mention ``m`` say the role noun's head outside the mention?"""
+def role_said_beside(text: str, start: int, end: int, noun: str, sentence: tuple[int, int] | None = None) -> bool:
+    """Does the sentence holding the mention ``text[start:end]`` (``sentence``: its bounds, else
+    found with the project's sentence splitter) say the role noun's head outside the mention
+    ("X is a German chef")? Where it does, the mention becomes "this person", not the role noun."""
     from veil import nlp  # the project's one sentence splitter and tokenizer
     from veil.agents.local.retrieval import tokenize
 
     head = (tokenize(noun) or [""])[-1]
-    doc = nlp.parse(text, light=True)
-    for a, b in nlp.sentence_spans(doc):
-        if a <= m.start < b:
-            return head in tokenize(text[a:m.start]) + tokenize(text[m.end:b])
-    return False
+    if sentence is None:
+        sentence = next(((a, b) for a, b in nlp.sentence_spans(nlp.parse(text, light=True)) if a <= start < b), None)
+        if sentence is None:
+            return False
+    a, b = sentence
+    return head in tokenize(text[a:start]) + tokenize(text[end:b])
 
 
 def subject_noun(label: str | None) -> str:
@@ -183,7 +187,7 @@ def scrub(text: str, name: str | None, attributes: dict[str, str] | None = None,
         if m.target == "identity":
             # "this person" where the mention's own sentence says the role ("The chef (born 1952)
             # is a chef" read as a tautology)
-            said = noun != "the person" and _role_said_beside(text, m, noun)
+            said = noun != "the person" and role_said_beside(text, m.start, m.end, noun)
             repl = "this person" if said else noun
             repl = repl[0].upper() + repl[1:] if _sentence_start(text, m.start) else repl
             reason = "the subject's name is a literal identifier"
@@ -200,4 +204,4 @@ def scrub(text: str, name: str | None, attributes: dict[str, str] | None = None,
     return new, edits
 
 
-__all__ = ["Mention", "find", "name_parts", "scrub", "subject_noun"]
+__all__ = ["Mention", "find", "name_parts", "role_said_beside", "scrub", "subject_noun"]

@@ -37,7 +37,7 @@ from typing import Literal
 
 from veil import nlp
 from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult, PrivacyResult, Task, UtilityResult
-from veil.agents.literal import NAME_GAP, NAME_PARTICLE, NICKNAME, NICKNAMED, POSTNOMINALS
+from veil.agents.literal import NAME_GAP, NAME_PARTICLE, NICKNAME, NICKNAMED, POSTNOMINALS, role_said_beside
 from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, article_for, role_noun
 from veil.agents.local.p_evaluator import AttackResult, LocalPrivacyEvaluator, run_attack
 from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, plural, load_policy
@@ -361,7 +361,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         if s.end > sents[si][1]:  # "Colleen R." split after "R.": the span stays in its sentence
             s = Span(s.start, sents[si][1], text[s.start:sents[si][1]], s.type, s.score, s.evidence, s.meta)
         s = _with_slot(s, doc)
-        if s.type == "PERSON" and subject.role and s.meta.get("slot") and _role_said_beside(s, sents[si], text, subject.role):
+        if s.type == "PERSON" and subject.role and s.meta.get("slot") and role_said_beside(text, s.start, s.end, subject.role, sents[si]):
             # "The chef is a German chef" was an output: where the sentence itself gives the role,
             # the mention becomes "this person" (Person reads the flag)
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role_said": True})
@@ -726,9 +726,10 @@ def role_of(s: Span, doc) -> str | None:
     mod_deps = ("compound", "amod", "nmod", "nummod") if s.type in ("DATE", "YEAR", "DECADE") else ("compound", "amod", "nmod")
     if head.dep_ in mod_deps and head.head.i > toks[-1].i and head.head.pos_ in (
             ("NOUN",) if s.type == "PERSON" else ("NOUN", "PROPN")) and not (
-            s.type in ("DATE", "YEAR", "DECADE") and prev is not None and prev.pos_ == "ADP" and head.head.pos_ == "PROPN"):
-        # (a year right after a preposition is its object, whatever the parse hung it on: "In 1950
-        # de Groot came", where "In the 1950 Games" has its article)
+            s.type in ("DATE", "YEAR", "DECADE") and prev is not None and prev.pos_ == "ADP" and head.head.pos_ == "PROPN"
+            and head.head.ent_type_ in ("", "PERSON")):
+        # (a year right after a preposition is its object, whatever the parse hung it on, before a
+        # person's name: "In 1950 de Groot came"; "in 1996 Summer Olympics" stays a modifier)
         return "modifier"  # (a person's name before a proper noun is more of the name: "Jesús Rosendo Prado")
     nxt = doc[toks[-1].i + 1] if toks[-1].i + 1 < len(doc) else None
     if s.type in ("ORG", "EVENT", "AWARD", "WORK", "PROPER", "NAME", "LOCATION", "TITLE") and nxt is not None \
@@ -826,13 +827,6 @@ def _with_modifier_tail(s: Span, doc) -> Span:
         return s
     end = doc[j - 1].idx + len(doc[j - 1].text)
     return Span(s.start, end, text[s.start:end], s.type, s.score, s.evidence, s.meta)
-
-
-def _role_said_beside(s: Span, sentence: tuple[int, int], text: str, role: str) -> bool:
-    """Does the mention's sentence say the role noun outside the mention ("X is a German chef")?"""
-    head = (_tokens_of(role) or ("",))[-1]
-    a, b = sentence
-    return head in _tokens_of(text[a:s.start]) + _tokens_of(text[s.end:b])
 
 
 def _with_slot(s: Span, doc) -> Span:
@@ -1003,8 +997,13 @@ def _titled_person(s: Span) -> Span:
         return s
     from veil.agents.local.spans import lexicon
 
-    last = s.text.split()[-1].lower()
+    words = s.text.split()
+    last = words[-1].lower()
     if last in lexicon()["org_heads"] or last in lexicon()["name_kinds"]:
+        return s
+    if s.type in ("ORG", "PRODUCT", "WORK") and not (len(words) >= 3 and words[-2].lower() in lexicon()["first_names"]):
+        # "General Electric", "King Crimson", "King Lear" stay what the NER said; "Prince Alexey
+        # Orlov" (a given name after the title) is a person
         return s
     return Span(s.start, s.end, s.text, "PERSON", max(s.score, 0.8), s.evidence + "+title", {**s.meta, "honorific": True})
 
@@ -1074,7 +1073,7 @@ _ALIAS = re.compile(r",[ \t]+(?:full name|real name|birth name|née|nee|also kno
                     r"(?:[ \t]+\(or[ \t]+[A-Z][^()]{0,40}\))?(?=[ \t]*[(,]|[ \t]+(?:was|is)\b)"
                     # or a quoted nickname: ', nicknamed "the Flying Finn",' (the data escapes its quotes)
                     # (or a list of them: ', nicknamed "Hammerin' Hank", "Hankus Pankus" or "The Hebrew Hammer",')
-                    r"|,[ \t]+(?:nicknamed|dubbed|also known as|known as|called|a\.k\.a\.)[ \t]+"
+                    r"|,[ \t]+(?:nicknamed|dubbed|also known as|known as|a\.k\.a\.)[ \t]+"
                     r"(?:\\?\"[^\"\n]{1,60}?\\?\"|“[^”\n]{1,60}”)"
                     r"(?:(?:,?[ \t]+(?:or|and)|,)[ \t]+(?:\\?\"[^\"\n]{1,60}?\\?\"|“[^”\n]{1,60}”))*"
                     r"(?=[ \t]*[(,]|[ \t]+(?:was|is)\b)")
@@ -1928,7 +1927,7 @@ def _name_mentions(text: str, name: str | None, spans: list[Span]) -> list[Span]
     particles = "|".join(re.escape(w) for w in re.findall(rf"(?<!\S){NAME_PARTICLE}(?=\s)", name))
     for p in parts:
         lead = rf"(?:(?:{particles})\s+)*" if particles else ""
-        for m in re.finditer(rf"(?<![\w-]){lead}{re.escape(p)}(?!\w)", text):
+        for m in re.finditer(rf"(?<!\w){lead}{re.escape(p)}(?!\w)", text):
             out.append(Span(m.start(), m.end(), m.group(0), "PERSON", 0.9, "ground-truth name", {}))
     # "Margarethe" + "Vollrath" side by side are one mention of one person, and so are "Blake" +
     # "Austin" + "Griffin" (middle names, initials or a quoted nickname between: literal.NAME_GAP)

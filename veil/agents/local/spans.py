@@ -1106,7 +1106,7 @@ def _entity_spans(text: str, doc) -> list[Span]:
             end = t.i + 1
             while end < min(len(doc), t.i + 4) and ((doc[end].pos_ == "PROPN" and doc[end].text[:1].isupper()
                                                       and not doc[end].ent_type_ and doc[end].lower_ not in lexicon()["nonname"])
-                                                     or (_PARTICLE.fullmatch(doc[end].text) and end + 1 < len(doc)
+                                                     or (_PARTICLE.fullmatch(doc[end].text) and end + 1 < min(len(doc), t.i + 4)
                                                          and doc[end + 1].pos_ == "PROPN" and doc[end + 1].text[:1].isupper()
                                                          and not doc[end + 1].ent_type_)):
                 end += 1  # (and a surname's particle: "Jan de Groot")
@@ -1117,7 +1117,8 @@ def _entity_spans(text: str, doc) -> list[Span]:
             # ... de Groot came": a rare word otherwise, and its sentence went)
             later = {x.lower_ for x in doc[t.i + 1:end] if x.text[:1].isupper() and len(x.text) > 2}
             for x in doc[end:]:
-                if x.lower_ in later and (x.idx, x.idx + len(x.text)) not in seen and not x.ent_type_:
+                if x.lower_ in later and x.text[:1].isupper() and x.pos_ == "PROPN" \
+                        and (x.idx, x.idx + len(x.text)) not in seen and not x.ent_type_:
                     spans.append(_name_part(doc, x))
                     seen.add((x.idx, x.idx + len(x.text)))
     return _with_articles(text, _join_city_region(text, spans))
