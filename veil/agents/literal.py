@@ -58,6 +58,8 @@ class Mention:
 # quoted nickname ("Ross Dan Hutchins", "Jacques \"Toto\" Brugnon" for "Ross Hutchins",
 # "Jacques Brugnon"): one mention, so the name becomes one role noun, not "The tennis player Dan
 # the tennis player"
+# the lowercase particles of a surname ("Jan de Groot", "Ludwig van Beethoven")
+NAME_PARTICLE = r"(?:de|van|von|der|den|da|di|del|della|du|la|le|dos|das|ter|ten|bin|ibn|al)"
 # a quoted nickname (with the data's escaped quotes too); NICKNAME also a bracketed one between
 # parts of a known name ("Johannes Hendrikus (Hein) Donner"), which alone says nothing
 # ("Real Madrid (Spain) Career" is no name)
@@ -76,11 +78,9 @@ POSTNOMINALS = re.compile(r"(?:,?\s+(?:MBE|OBE|CBE|KBE|DBE|GBE|GCMG|GCB|GCVO|GCS
 # (the bracketed form only as a whole written name before its bracket, comma or verb:
 # "Johannes Hendrikus (Hein) Donner (July 6, 1927", never "Real Madrid (Spain) Career")
 NICKNAMED = re.compile(rf"(?<![\w'’])(?:[A-Z][\w'’-]*\.?[ \t]+){{1,4}}{QUOTED_NICKNAME}[ \t]+"
-                       r"(?:(?:de|van|von|der|den|da|di|del|du|la|le|dos|das)[ \t]+)*(?:[A-Z][\w'’-]+[ \t]+){0,2}(?!(?:Jr|Sr)\b)[A-Z][\w'’-]+(?:,?[ \t]+(?:Jr|Sr)\.?)?"
+                       rf"(?:{NAME_PARTICLE}[ \t]+)*(?:[A-Z][\w'’-]+[ \t]+){{0,2}}(?!(?:Jr|Sr)\b)[A-Z][\w'’-]+(?:,?[ \t]+(?:Jr|Sr)\.?)?"
                        r"|(?<![\w'’])(?:[A-Z][\w'’-]*[ \t]+){2,3}\([A-Z][a-z][\w'’-]*\)[ \t]+[A-Z][\w'’-]+"
                        r"(?=[ \t]*[(,]|[ \t]+(?:is|was|were)\b)")
-# the lowercase particles of a surname ("Jan de Groot", "Ludwig van Beethoven")
-NAME_PARTICLE = r"(?:de|van|von|der|den|da|di|del|della|du|la|le|dos|das|ter|ten|bin|ibn|al)"
 NAME_GAP = re.compile(rf"\s+(?:(?:[A-Z]\.|[A-Z][^\W\d_][\w'’-]*|{NICKNAME}|{NAME_PARTICLE})\s+){{0,3}}")
 
 

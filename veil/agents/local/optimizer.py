@@ -37,7 +37,8 @@ from typing import Literal
 
 from veil import nlp
 from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult, PrivacyResult, Task, UtilityResult
-from veil.agents.literal import NAME_GAP, NAME_PARTICLE, NICKNAME, NICKNAMED, POSTNOMINALS, role_said_beside
+from veil.agents.literal import (NAME_GAP, NAME_PARTICLE, NICKNAME, NICKNAMED, POSTNOMINALS, QUOTED_NICKNAME,
+                                 role_said_beside)
 from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, article_for, role_noun
 from veil.agents.local.p_evaluator import AttackResult, LocalPrivacyEvaluator, run_attack
 from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, plural, load_policy
@@ -1069,13 +1070,12 @@ def _nicknamed_names(text: str) -> list[Span]:
 
 _ALIAS = re.compile(r",[ \t]+(?:full name|real name|birth name|née|nee|also known as|a\.k\.a\.|"
                     r"(?:better |commonly |professionally |popularly )?known (?:professionally )?as)[ \t]+"
-                    r"[A-Z][\w'’.-]*(?:[ \t]+(?:[A-Z][\w'’.-]*|de|van|von|der|la|le|y|da|di|du))*"
+                    rf"[A-Z][\w'’.-]*(?:[ \t]+(?:[A-Z][\w'’.-]*|{NAME_PARTICLE}|y))*"
                     r"(?:[ \t]+\(or[ \t]+[A-Z][^()]{0,40}\))?(?=[ \t]*[(,]|[ \t]+(?:was|is)\b)"
                     # or a quoted nickname: ', nicknamed "the Flying Finn",' (the data escapes its quotes)
                     # (or a list of them: ', nicknamed "Hammerin' Hank", "Hankus Pankus" or "The Hebrew Hammer",')
                     r"|,[ \t]+(?:nicknamed|dubbed|also known as|known as|a\.k\.a\.)[ \t]+"
-                    r"(?:\\?\"[^\"\n]{1,60}?\\?\"|“[^”\n]{1,60}”)"
-                    r"(?:(?:,?[ \t]+(?:or|and)|,)[ \t]+(?:\\?\"[^\"\n]{1,60}?\\?\"|“[^”\n]{1,60}”))*"
+                    rf"{QUOTED_NICKNAME}(?:(?:,?[ \t]+(?:or|and)|,)[ \t]+{QUOTED_NICKNAME})*"
                     r"(?=[ \t]*[(,]|[ \t]+(?:was|is)\b)")
 
 

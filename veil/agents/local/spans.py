@@ -1090,7 +1090,7 @@ def _entity_spans(text: str, doc) -> list[Span]:
         if not t.text[:1].isupper() or (t.ent_type_ and t.ent_type_ != "NORP") or (t.idx, t.idx + len(t.text)) in seen:
             continue
         if lw in person_tokens:
-            spans.append(_name_part(doc, t))
+            spans.append(_name_part(doc, t, text))
         elif t.pos_ == "PROPN" and _acronym(t.text) and t.text not in gazetteer().state_codes:
             ladder = list(lexicon()["acronyms"].get(t.text, ["an organization"]))
             spans.append(Span(t.idx, t.idx + len(t.text), t.text, "ORG", 0.6, "shape:acronym", {"ladder": ladder}))
@@ -1119,18 +1119,17 @@ def _entity_spans(text: str, doc) -> list[Span]:
             for x in doc[end:]:
                 if x.lower_ in later and x.text[:1].isupper() and x.pos_ == "PROPN" \
                         and (x.idx, x.idx + len(x.text)) not in seen and not x.ent_type_:
-                    spans.append(_name_part(doc, x))
+                    spans.append(_name_part(doc, x, text))
                     seen.add((x.idx, x.idx + len(x.text)))
     return _with_articles(text, _join_city_region(text, spans))
 
 
-def _name_part(doc, t) -> Span:
+def _name_part(doc, t, text: str) -> Span:
     """A part of a person's name standing alone, with its surname particle ("de Groot" of "Jan de
     Groot": "In 1950 de he came" was an output)."""
     a = t.i
     while a > 0 and _PARTICLE.fullmatch(doc[a - 1].text) and a - 1 > doc[a - 1].sent.start:
         a -= 1
-    text = doc.text
     return Span(doc[a].idx, t.idx + len(t.text), text[doc[a].idx:t.idx + len(t.text)], "PERSON", 0.75,
                 "coref:name_part", {})
 
