@@ -96,6 +96,8 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     ("He established a career in both stand-up comedy and feature film acting.", "and feature film"),
     ("She also served on the boards of Space Foundation, Milton Hershey School and Hershey Trust Company, Mayo "
      "Clinic, Raytheon and Piper Aircraft.", "on the boards of Space Foundation"),
+    # after "the", a noun's only modifier says which one it is ("journeys beyond the system" was an output)
+    ("One of his photographs now journeys beyond the solar system.", "solar"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
     flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]
@@ -473,6 +475,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Scott Kelly is an astronaut. His twin brother, Mark Kelly, is a former astronaut. The Kelly brothers both "
      "flew in space. He retired and his book sold.", "Scott Kelly",
      "He is an astronaut. His twin brother is a former astronaut. The brothers both flew in space."),
+    # no article after a modifier that stays ("for American a painting" was an output)
+    ("John Plumb was an English painter. Plumb's works reflected his admiration for American Color Field painting. "
+     "He won and his team won.", "John Plumb",
+     "He was an English painter. His works reflected his admiration for American painting."),
     # a birth name goes with its bracket or its comma; a title before the name is part of its mention
     ("Daniel Van Kirk (born Daniel Nall) is an American comedian. He writes and his podcasts are popular.",
      "Daniel Van Kirk", "He is an American comedian."),

@@ -661,8 +661,12 @@ def _bare_noun_article(s: Span, doc, text: str) -> str | None:
     if noun.tag_ != "NN" or not any(t.head.i == noun.i for t in toks) \
             or any(c.dep_ in ("det", "poss", "nummod") and c.i not in inside for c in noun.children) \
             or (toks[0].i > 0 and doc[toks[0].i - 1].dep_ in ("det", "poss")) \
-            or (toks[0].i > 0 and doc[toks[0].i - 1].lower_ in ("of", "in")):
-        return None  # (a field after "of" takes none: "a student of Roman architecture" -> "of an architecture")
+            or (toks[0].i > 0 and doc[toks[0].i - 1].lower_ in ("of", "in")) \
+            or noun.left_edge.i < toks[0].i:
+        # (a field after "of" takes none: "a student of Roman architecture" -> "of an architecture"; nor
+        # does a noun with a modifier before the name: "for American Color Field painting" -> "for American
+        # a painting" was an output)
+        return None
     return article_for(noun.text if k == toks[-1].i + 1 else text[s.end:].split()[0])
 
 

@@ -135,6 +135,10 @@ def _dependent(tok, sent) -> Constituent | None:
         return None
     if dep == "amod" and (tok.pos_ != "ADJ" or right.i - left.i + 1 > MAX_MODIFIER_TOKENS):
         return None
+    if dep == "amod" and any(c.dep_ == "det" and c.lower_ == "the" for c in tok.head.children) \
+            and not any(c.dep_ in ("amod", "compound") and c.i != tok.i for c in tok.head.children):
+        # "the solar system" -> "the system": after "the", a noun's only modifier says which one it is
+        return None
     relational = tok.head.lower_ in RELATIONAL or tok.head.lemma_.lower() in RELATIONAL  # ("over 100 types" of aircraft)
     if dep == "prep" and tok.lower_ == "of" and (tok.head.pos_ not in ("NOUN", "PROPN") or relational):
         return None  # "part of X", "one of X", "member of X": the noun needs its complement
