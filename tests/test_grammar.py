@@ -45,6 +45,11 @@ def units_of(text: str) -> dict[str, list[str]]:
     ("She speaks French, German and Italian.", "conjunct", ", German"),
     ("He is an American photographer.", "modifier", "American"),
     ("In 1942, he moved to Texas.", "prepositional phrase", "In 1942,"),
+    # a phrase set off before its own clause leaves the comma that ends what stood before ("composer, graduate he
+    # is the founder" was what a comma splice became without it)
+    ("He is a composer, together with his brother, he is the founder of a company.", "prepositional phrase",
+     "together with his brother,"),
+    ("In 1990, after the war, he moved to Texas.", "prepositional phrase", "after the war,"),
     # a subordinating conjunction goes with the phrase it introduces ("While he got his start" was an output)
     ("While at Nobu he got his start on the show.", "prepositional phrase", "While at Nobu"),
     # a closing "and as ..." the parse hung on the verb goes with its comma and "and" ("He was a chef, and as
@@ -96,6 +101,9 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     ("He established a career in both stand-up comedy and feature film acting.", "and feature film"),
     ("She also served on the boards of Space Foundation, Milton Hershey School and Hershey Trust Company, Mayo "
      "Clinic, Raytheon and Piper Aircraft.", "on the boards of Space Foundation"),
+    # a plural noun's two names stay two ("He and teammates Person A were known" was an output)
+    ("He and teammates Travis Mays and Joey Wright were known as the Scoring Machine.", "and Joey Wright"),
+    ("His sons John and Paul are actors.", "and Paul"),
     # after "the", a noun's only modifier says which one it is ("journeys beyond the system" was an output)
     ("One of his photographs now journeys beyond the solar system.", "solar"),
 ])

@@ -38,7 +38,7 @@ array plethora multitude bunch lots focus emphasis interest specialty speciality
 winner winners runner-up recipient holder founder co-founder assistant aide adviser advisor ambassador envoy
 delegate heir successor predecessor love passion fondness talent aptitude enthusiasm fascination devotion
 dedication commitment contribution contributions student students pupil pupils disciple apprentice master expert
-specialist pioneer""".split())  # ("He was a student." of "a student of Roman architecture": empty and misleading)
+specialist pioneer graduate graduates alumnus alumna alumni""".split())  # ("He was a student." of "a student of Roman architecture": empty and misleading)
 # the noun before a verb's "as" phrase that the phrase completes ("left his role as tournament director")
 AS_NOUNS = frozenset("role roles position positions post job capacity duties seat title career stint tenure term".split())
 # words that make a preposition with the "to"/"of"/"from" after them: the phrase goes with the word
@@ -168,6 +168,9 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "appos" and tok.pos_ == "PROPN" and tok.head.i < tok.i and tok.head.left_edge.i == sent.start \
             and right.i + 1 < sent.end and tok.doc[right.i + 1].text != ",":
         return None  # "A prolific artist, Bewick paints": the name is the subject ("A prolific artist, paints" was an output)
+    if dep == "conj" and tok.head.dep_ in ("appos", "compound", "nmod") and tok.head.head.tag_ in ("NNS", "NNPS") \
+            and sum(c.dep_ == "conj" for c in tok.head.children) == 1:
+        return None  # one of the two names a plural noun lists: "He and teammates Person A were known" was an output
     if dep == "conj" and any(t.lower_ in ("both", "either", "neither") for t in tok.doc[
             max(sent.start, tok.head.left_edge.i - 3):tok.head.i]):
         return None  # "both stand-up comedy and feature film acting" -> "both stand-up comedy acting"
@@ -308,6 +311,16 @@ def _dependent(tok, sent) -> Constituent | None:
             # ", a photographer," / "(born 1942)": both separators go
             if before.text == "(":
                 return Constituent("parenthetical", (Piece(before.idx, after.idx + 1),), 0, n)
+            prior = doc[before.i - 1] if before.i - 1 >= sent.start else None
+            nxt = doc[after.i + 1] if after.i + 1 < sent.end else None
+            opens_clause = tok.head.i > right.i or (nxt is not None and nxt.dep_ in ("nsubj", "nsubjpass")
+                                                   and nxt.head.i > nxt.i)
+            if before.text == "," and opens_clause and prior is not None and not prior.is_punct \
+                    and prior.dep_ not in ("cc", "mark") and prior.lower_ != "that":
+                # a phrase set off before its own clause keeps the comma that ends what stood before:
+                # "In 1990, after the war, he moved" -> "In 1990, he moved" ("composer, graduate he is
+                # the founder" was what the writer's comma splice became without it)
+                return Constituent(REMOVABLE[dep], (Piece(before.idx + 1, after.idx + len(after.text)),), 0, n)
             return Constituent(REMOVABLE[dep], (Piece(before.idx, after.idx + len(after.text)),), 0, n)
         if after is None or after.is_punct and after.text in ".!?;:":
             return Constituent(REMOVABLE[dep], (Piece(before.idx, end),), 0, n)
