@@ -1083,3 +1083,14 @@ def test_a_title_before_a_name_makes_a_person():
     from veil.agents.literal import POSTNOMINALS
 
     assert POSTNOMINALS.match(", DSc, MA (1905").group(0) == ", DSc, MA" and not POSTNOMINALS.match(", MA 02139")
+
+
+def test_a_move_keeps_its_border():
+    """A region alone at a move's end says the move crossed its border ("He returned to Germany" of
+    "returned to Reutlingen" from Stuttgart, "returned to the United States" of New Jersey were outputs):
+    every rung there is the place's kind in a region."""
+    opts = _span_options("Tom Hall was a footballer. He returned to Reutlingen in 2008. In 2001, he moved from "
+                         "Segbwema to New Jersey.", "Tom Hall")
+    assert opts["Reutlingen"][0] == "a city in Germany", opts
+    assert opts["Segbwema"][0] == "a city in Sierra Leone", opts
+    assert opts["New Jersey"] and all(o.startswith("a state in ") for o in opts["New Jersey"]), opts

@@ -402,7 +402,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # "the first Dutch professional baseball player" is not "the first European" one (nor the
             # first at all); "the British Ambassador" is no "European Ambassador", but an ambassador
             options = [""] if held == "office" else []
-        if s.type == "LOCATION" and s.meta.get("role") in ("locative", "born_place"):
+        if s.type == "LOCATION" and s.meta.get("role") in ("locative", "born_place", "moved"):
             # "He served in a place" says nothing a reader wants: the phrase goes instead
             options = [o for o in options if o != "a place" or o == d.replacement]
         if s.meta.get("determined"):  # "the prestigious X Medal" -> "the prestigious medal"
@@ -638,6 +638,8 @@ def subject_info(text: str, name: str | None, spans: list[Span], label: str | No
 # ("born in Sacramento" -> "born in California"); after others ("led Germany", "a spell at
 # Rochdale", "the governor of Kentucky") a containing region says something else
 LOCATIVE = frozenset("in from near across throughout around to into within outside inside".split())
+# verbs whose "to"/"from" place is one end of a move ("returned to Reutlingen")
+MOVE_VERBS = frozenset("return move relocate emigrate immigrate come go flee".split())
 _ARGUMENT_DEPS = ("nsubj", "nsubjpass", "dobj", "dative", "iobj", "oprd")
 
 
@@ -720,6 +722,9 @@ def role_of(s: Span, doc) -> str | None:
     - "argument": subject, object or complement ("led Germany", "spent March 2007"): only a
       kind noun stays true ("led a country", "spent a month");
     - "determined": a number after a determiner or "top" ("the top 10"): it can only go;
+    - "moved": the place a move starts or ends at ("returned to Reutlingen"): a region alone
+      would say the move crossed its border ("returned to Germany" from Stuttgart), so the
+      place's kind in its region fits ("returned to a city in Germany");
     - "pobj:<prep>": the object of another preposition; "possessive"; None when unknown."""
     head, toks = _first_head(s, doc)
     if head is None:
@@ -762,6 +767,8 @@ def role_of(s: Span, doc) -> str | None:
         return "counted"  # "four consecutive Summer Olympics"
     if head.dep_ == "pobj":
         prep = head.head.lower_
+        if s.type == "LOCATION" and prep in ("to", "from", "into") and head.head.head.lemma_.lower() in MOVE_VERBS:
+            return "moved"  # "returned to Reutlingen": a move's end (see the policy's Generalize)
         if prep == "to" and head.head.head.lemma_.lower() in _OFFICES:
             # "Ambassador to India": the country is the office's scope, and "Ambassador to Asia"
             # was false (no continent has one); only the kind is true: "Ambassador to a country"

@@ -273,7 +273,16 @@ class Generalize(Operator):
             # "the Slovak capital city, Bratislava" -> "..., Slovakia" would call the country a city;
             # "the inaugural race, the 1950 British Grand Prix" -> "..., a race" says nothing
             return Decision(None, (), f"{kind} naming the noun before it: the appositive goes", drop_unit=True)
-        needs_kind = (span.type == "LOCATION" and role is not None and role not in ("locative", "appositive", "born_place")) or \
+        if span.type == "LOCATION" and role == "moved" and (noun := kind_noun(span)) and noun != "a continent":
+            # "returned to Germany" of "returned to Reutlingen" (from Stuttgart) says he had been abroad;
+            # "returned to a city in Germany" says what the text said
+            wider = tuple(f"{noun} in {a}" for a in above if a[:2] != "a ")
+            if rung is None:
+                return Decision(None, wider, f"{kind} is already as general as the policy asks")
+            if rung[:2] != "a ":
+                return Decision(f"{noun} in {rung}", wider,
+                                f"{kind} at a move's end becomes its kind in its {rule.get('level', 'region')}")
+        needs_kind = (span.type == "LOCATION" and role is not None and role not in ("locative", "appositive", "born_place", "moved")) or \
             (span.type in _DATE_TYPES and role in ("argument", "attribute"))
         if needs_kind:
             # a containing region or a decade would say something else here ("led Europe",
