@@ -101,6 +101,8 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     ("He established a career in both stand-up comedy and feature film acting.", "and feature film"),
     ("She also served on the boards of Space Foundation, Milton Hershey School and Hershey Trust Company, Mayo "
      "Clinic, Raytheon and Piper Aircraft.", "on the boards of Space Foundation"),
+    # a time modifier says which years ("He spent his years developing his theories" was an output)
+    ("Knighted in 1945, he spent his later years developing his theories.", "later"),
     # a plural noun's two names stay two ("He and teammates Person A were known" was an output)
     ("He and teammates Travis Mays and Joey Wright were known as the Scoring Machine.", "and Joey Wright"),
     ("His sons John and Paul are actors.", "and Paul"),
@@ -487,6 +489,8 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("John Plumb was an English painter. Plumb's works reflected his admiration for American Color Field painting. "
      "He won and his team won.", "John Plumb",
      "He was an English painter. His works reflected his admiration for American painting."),
+    ("Tom Hall is a basketball player. He was playing AAU basketball when Seattle University spotted him. He won "
+     "and his team won.", "Tom Hall", "He is a basketball player. He was playing basketball when"),
     # a birth name goes with its bracket or its comma; a title before the name is part of its mention
     ("Daniel Van Kirk (born Daniel Nall) is an American comedian. He writes and his podcasts are popular.",
      "Daniel Van Kirk", "He is an American comedian."),
@@ -1050,6 +1054,11 @@ def test_a_relative_clause_left_without_what_followed_its_verb_fails():
     assert _bared_clause("He is a footballer who played.", original)
     assert not _bared_clause("He is a player who retired.", "He is a player who retired.")
     assert not _bared_clause("He is a footballer who played for a team.", original)
+    # a participle left before its "and" ("He was born and was Chief Engineer" was an output)
+    original = "He was born in Orton Longueville (then in Huntingdonshire) and was Chief Engineer of the railway."
+    assert _bared_clause("He was born and was Chief Engineer of the railway.", original)
+    assert not _bared_clause("He was born in England and was Chief Engineer of the railway.", original)
+    assert not _bared_clause("He was born and raised in England.", "He was born and raised in Leeds.")
 
 
 def test_a_connective_after_a_deleted_sentence_goes():

@@ -43,7 +43,7 @@ from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, ar
 from veil.agents.local.p_evaluator import AttackResult, LocalPrivacyEvaluator, run_attack
 from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, plural, load_policy
 from veil.agents.local.retrieval import tokenize
-from veil.agents.local.spans import NAME_TITLES, Span, deny_spans, find_spans, fold
+from veil.agents.local.spans import NAME_TITLES, Span, deny_spans, find_spans, fold, lexicon
 from veil.agents.local.units import RANKING, Constituent, constituents, is_ordinal
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
@@ -205,7 +205,8 @@ def balance(text: str) -> tuple[int, int, int]:
 @lru_cache(maxsize=50_000)
 def _bared_clause(rendered: str, original: str) -> bool:
     """A relative or adverbial clause whose verb the edits left with nothing after it, where the
-    writer's verb had something: "a footballer who played." (of "who played for Hartlepool")."""
+    writer's verb had something: "a footballer who played." (of "who played for Hartlepool"); a
+    participle the edits left before its "and": "He was born and was Chief Engineer"."""
     doc = nlp.parse(rendered, light=True)
     for t in doc:
         if t.pos_ == "VERB" and t.dep_ in ("relcl", "acl", "advcl") and t.i + 1 < len(doc) and doc[t.i + 1].is_punct \
@@ -213,6 +214,11 @@ def _bared_clause(rendered: str, original: str) -> bool:
                 and not re.search(rf"\b{re.escape(t.text)}\s*[.,;:!?)]", original) \
                 and re.search(rf"\b{re.escape(t.text)}\s+\w", original):
             return True
+        if t.pos_ == "VERB" and t.tag_ == "VBN" and t.i + 1 < len(doc) and doc[t.i + 1].dep_ == "cc" \
+                and doc[t.i + 1].head == t and not any(c.i > t.i and c.dep_ not in ("punct", "cc", "conj") for c in t.children) \
+                and not re.search(rf"\b{re.escape(t.text)}\s*(?:[.,;:!?)]|and\b|or\b)", original) \
+                and re.search(rf"\b{re.escape(t.text)}\s+\w", original):
+            return True  # "He was born and was Chief Engineer" (of "born in Orton Longueville (then in ...) and")
     return False
 
 
@@ -664,10 +670,10 @@ def _bare_noun_article(s: Span, doc, text: str) -> str | None:
             or any(c.dep_ in ("det", "poss", "nummod") and c.i not in inside for c in noun.children) \
             or (toks[0].i > 0 and doc[toks[0].i - 1].dep_ in ("det", "poss")) \
             or (toks[0].i > 0 and doc[toks[0].i - 1].lower_ in ("of", "in")) \
-            or noun.left_edge.i < toks[0].i:
+            or noun.left_edge.i < toks[0].i or noun.lower_ in lexicon()["mass_nouns_set"]:
         # (a field after "of" takes none: "a student of Roman architecture" -> "of an architecture"; nor
         # does a noun with a modifier before the name: "for American Color Field painting" -> "for American
-        # a painting" was an output)
+        # a painting" was an output; nor a sport or a field: "playing AAU basketball" -> "playing basketball")
         return None
     return article_for(noun.text if k == toks[-1].i + 1 else text[s.end:].split()[0])
 
@@ -1007,7 +1013,6 @@ def _titled_person(s: Span) -> Span:
     unless its last word says it is a building or a body ("Prince Albert Hall")."""
     if s.type not in ("ORG", "PRODUCT", "WORK", "NAME", "PROPER", "PERSON") or not _PERSON_TITLE.fullmatch(s.text.strip()):
         return s
-    from veil.agents.local.spans import lexicon
 
     words = s.text.split()
     last = words[-1].lower()
@@ -1047,7 +1052,6 @@ def _not_a_person(s: Span, text: str = "") -> Span | None:
             return Span(s.start, s.end, s.text, s.type, s.score, s.evidence + "+not_a_name", {**s.meta, "not_a_name": True})
     if s.evidence.startswith("coref:") or s.evidence == "lexicon:first_name+role":
         return s  # ("the genre painter Sydney Prior Hall" is a man, not a hall)
-    from veil.agents.local.spans import lexicon
 
     last = fold(s.text.split()[-1]) if s.text.split() else ""
     heads = lexicon()["org_heads"]

@@ -102,6 +102,7 @@ def lexicon() -> dict[str, Any]:
     lex["universities_single_set"] = set(lex["universities_single"])
     lex["universities_after_at_set"] = set(lex["universities_after_at"])
     lex["preps"] = set(lex["location_prepositions"])
+    lex["mass_nouns_set"] = set(lex["mass_nouns"])
     return lex
 
 

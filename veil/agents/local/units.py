@@ -56,7 +56,8 @@ _COMPLEMENTS = frozenset({"prep", "dobj", "advmod", "npadvmod", "attr", "prt", "
 # modifiers whose loss makes the rest false ("former", "backup", "minor planet", "female candidate")
 KEEP_MODIFIERS = frozenset("""former ex late backup interim acting honorary assistant deputy vice co associate
 alleged would unsuccessful failed minor junior senior retired emeritus female male non first second third
-fourth fifth sixth seventh eighth ninth tenth last only""".split())
+fourth fifth sixth seventh eighth ninth tenth last only later earlier early final previous next subsequent
+posthumous""".split())  # ("his later years" -> "his years" was an output)
 QUANTIFIERS = frozenset("several many few numerous various countless multiple much little more most fewer".split())
 # verbs whose "to"/"into" phrase is their complement, not an adjunct
 DIRECTED_VERBS = frozenset("""go come move return travel emigrate immigrate relocate name appoint elect promote
