@@ -230,3 +230,12 @@ def test_a_rare_name_nothing_else_typed_is_a_name_and_a_title_cased_noun_is_not(
     assert got["Formula Renault 3.5"].type == "EVENT"
     assert got["Jay-Z"].type == "PERSON"
     assert not any("Astrophysicist" in t for t in got)
+
+
+def test_a_name_the_ner_cut_at_its_joint_is_whole():
+    """"Minister of Social Affairs and | Employment": an organisation never ends in "and" ("Minister of an
+    organization Employment" was an output)."""
+    found = by_text(find_spans("He was the uncle of the former Dutch Minister of Social Affairs and Employment, "
+                               "Piet Hein Donner."))
+    assert not any(t.split()[-1] in ("and", "of") for t in found), found
+    assert "Social Affairs and Employment" in found, found

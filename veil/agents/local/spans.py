@@ -1013,6 +1013,13 @@ def _entity_spans(text: str, doc) -> list[Span]:
             j += 1  # "on Lexington Ave. in New York": the point is the abbreviation's
         while i < j and doc[i].lower_ in ("the", "a", "an"):
             i += 1
+        if j - i > 1 and doc[j - 1].lower_ in ("and", "of", "&", "for", "de") and e.label_ in ("ORG", "FAC", "WORK_OF_ART"):
+            # the NER cut a name at its joint ("Minister of Social Affairs and | Employment"): the
+            # capitalised words after it are the rest of the name
+            k = j
+            while k < len(doc) and doc[k].text[:1].isupper() and doc[k].pos_ == "PROPN":
+                k += 1
+            j = k if k > j else j - 1
         if j - i > 1 and e.label_ not in ("DATE", "EVENT") and re.fullmatch(r"\d{4}", doc[i].text) \
                 and (i == 0 or doc[i - 1].lower_ not in ("the", "a", "an")):
             i += 1  # "In 1962 Stanford University hired him": the year is the clause's, not the name's
