@@ -50,6 +50,8 @@ def units_of(text: str) -> dict[str, list[str]]:
     ("He is a composer, together with his brother, he is the founder of a company.", "prepositional phrase",
      "together with his brother,"),
     ("In 1990, after the war, he moved to Texas.", "prepositional phrase", "after the war,"),
+    # the first of two verb phrases that share the subject goes with its auxiliary and its "and"
+    ("He was born in Leeds and studied at Oxford.", "conjunct", "was born in Leeds and"),
     # a subordinating conjunction goes with the phrase it introduces ("While he got his start" was an output)
     ("While at Nobu he got his start on the show.", "prepositional phrase", "While at Nobu"),
     # a closing "and as ..." the parse hung on the verb goes with its comma and "and" ("He was a chef, and as
@@ -103,6 +105,8 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
      "Clinic, Raytheon and Piper Aircraft.", "on the boards of Space Foundation"),
     # a time modifier says which years ("He spent his years developing his theories" was an output)
     ("Knighted in 1945, he spent his later years developing his theories.", "later"),
+    # no first verb phrase whose second borrows its auxiliary
+    ("He was born and raised in Leeds.", "was born and"),
     # a plural noun's two names stay two ("He and teammates Person A were known" was an output)
     ("He and teammates Travis Mays and Joey Wright were known as the Scoring Machine.", "and Joey Wright"),
     ("His sons John and Paul are actors.", "and Paul"),
@@ -489,6 +493,11 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("John Plumb was an English painter. Plumb's works reflected his admiration for American Color Field painting. "
      "He won and his team won.", "John Plumb",
      "He was an English painter. His works reflected his admiration for American painting."),
+    # a place the NER cut short is whole ("He was born in Longueville." was left); where its phrase cannot go
+    # ("He was born and was Chief Engineer" was an output), the first verb phrase goes with its "and"
+    ("Charles Cooke (1859 – 1920) was born in Orton Longueville (then in Huntingdonshire) and was Chief Mechanical "
+     "Engineer of the railway. He won and his team won.", "Charles Cooke",
+     "He was Chief Mechanical Engineer of the railway."),
     ("Tom Hall is a basketball player. He was playing AAU basketball when Seattle University spotted him. He won "
      "and his team won.", "Tom Hall", "He is a basketball player. He was playing basketball when"),
     # a birth name goes with its bracket or its comma; a title before the name is part of its mention

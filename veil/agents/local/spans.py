@@ -1020,6 +1020,9 @@ def _entity_spans(text: str, doc) -> list[Span]:
             while k < len(doc) and doc[k].text[:1].isupper() and doc[k].pos_ == "PROPN":
                 k += 1
             j = k if k > j else j - 1
+        while e.label_ in ("GPE", "LOC", "FAC") and j < len(doc) and doc[j - 1].dep_ == "compound" \
+                and doc[j - 1].head.i == j and doc[j].pos_ == "PROPN" and doc[j].text[:1].isupper() and not doc[j].ent_type_:
+            j += 1  # the NER's place is the first word of a longer name: "Orton | Longueville" ("born in Longueville" was left)
         if j - i > 1 and e.label_ not in ("DATE", "EVENT") and re.fullmatch(r"\d{4}", doc[i].text) \
                 and (i == 0 or doc[i - 1].lower_ not in ("the", "a", "an")):
             i += 1  # "In 1962 Stanford University hired him": the year is the clause's, not the name's

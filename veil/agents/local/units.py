@@ -360,6 +360,35 @@ def _brackets(sent) -> list[Constituent]:
     return out
 
 
+def _first_conjunct(sent) -> Constituent | None:
+    """The first of two verb phrases that share the subject, with its auxiliary and its "and":
+    "He [was born in Orton Longueville and] was Chief Engineer" -> "He was Chief Engineer". Only
+    where the second verb is finite on its own (no auxiliary of the first's to borrow: "He has
+    won X and lost Y" keeps both) and says something after it."""
+    root = sent.root
+    if root.pos_ not in ("VERB", "AUX"):
+        return None
+    subj = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < root.i]
+    conj = [c for c in root.children if c.dep_ == "conj" and c.i > root.i and c.pos_ in ("VERB", "AUX")]
+    if not subj or not conj:
+        return None
+    c = conj[0]
+    cc = [t for t in root.children if t.dep_ == "cc" and t.i < c.i]
+    if not cc or c.tag_ not in ("VBD", "VBZ", "VBP") or any(t.dep_ in ("nsubj", "nsubjpass", "aux", "auxpass")
+                                                               for t in c.children) \
+            or not any(t.i > c.i and t.dep_ not in ("punct", "cc", "conj") for t in c.children):
+        return None
+    start = min([t for t in root.children if t.dep_ in ("aux", "auxpass", "neg") and t.i > subj[0].right_edge.i] + [root],
+                key=lambda t: t.i)
+    if any(t.i > subj[0].right_edge.i and t.i < start.i for t in sent) and sent.doc[start.i - 1] != subj[0].right_edge:
+        return None  # something stands between the subject and the verb ("He, too, was born ...")
+    end = cc[-1]
+    if any(t.text in ("(", ")") for t in sent.doc[start.i:end.i]) and \
+            sum(t.text == "(" for t in sent.doc[start.i:end.i]) != sum(t.text == ")" for t in sent.doc[start.i:end.i]):
+        return None
+    return Constituent("conjunct", (Piece(start.idx, end.idx + len(end.text) + 1),), 0, end.i - start.i + 1)
+
+
 def constituents(doc, sentences: list[tuple[int, int]]) -> list[Constituent]:
     """Every removable dependent of every sentence, then the sentences themselves."""
     out: list[Constituent] = []
@@ -372,7 +401,8 @@ def constituents(doc, sentences: list[tuple[int, int]]) -> list[Constituent]:
                 continue
             seen.add(c.pieces)
             out.append(Constituent(c.kind, c.pieces, si, c.n_tokens))
-        for c in _brackets(sent):  # whatever the parse made of it ("(born Daniel Nall)")
+        first = _first_conjunct(sent)
+        for c in _brackets(sent) + ([first] if first else []):  # whatever the parse made of it ("(born Daniel Nall)")
             if c.pieces not in seen:
                 seen.add(c.pieces)
                 out.append(Constituent(c.kind, c.pieces, si, c.n_tokens))
