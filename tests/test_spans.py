@@ -239,3 +239,6 @@ def test_a_name_the_ner_cut_at_its_joint_is_whole():
                                "Piet Hein Donner."))
     assert not any(t.split()[-1] in ("and", "of") for t in found), found
     assert "Social Affairs and Employment" in found, found
+    # nor runs on past a comma into the clause's subject ("in the Person A ran for" was an output)
+    found = by_text(find_spans("Having worked as a page in the Virginia House of Delegates, Perriello ran for Congress."))
+    assert not any("Perriello" in t and "House" in t for t in found), found

@@ -1020,6 +1020,9 @@ def _entity_spans(text: str, doc) -> list[Span]:
             while k < len(doc) and doc[k].text[:1].isupper() and doc[k].pos_ == "PROPN":
                 k += 1
             j = k if k > j else j - 1
+        comma = next((k for k in range(i + 1, j) if doc[k].text == ","), None)
+        if comma is not None and any(doc[k].dep_ in ("nsubj", "nsubjpass") and doc[k].head.i >= j for k in range(comma + 1, j)):
+            j = comma  # the NER ran on into the clause's subject: "the Virginia House of Delegates, Perriello | ran"
         while e.label_ in ("GPE", "LOC", "FAC") and j < len(doc) and doc[j - 1].dep_ == "compound" \
                 and doc[j - 1].head.i == j and doc[j].pos_ == "PROPN" and doc[j].text[:1].isupper() and not doc[j].ent_type_:
             j += 1  # the NER's place is the first word of a longer name: "Orton | Longueville" ("born in Longueville" was left)
