@@ -366,8 +366,8 @@ def _first_conjunct(sent) -> Constituent | None:
     where the second verb is finite on its own (no auxiliary of the first's to borrow: "He has
     won X and lost Y" keeps both) and says something after it."""
     root = sent.root
-    if root.pos_ not in ("VERB", "AUX"):
-        return None
+    if root.pos_ not in ("VERB", "AUX") or root.lemma_.lower() == "be":
+        return None  # (never "was an English racehorse trainer and": what the person is stays)
     subj = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < root.i]
     conj = [c for c in root.children if c.dep_ == "conj" and c.i > root.i and c.pos_ in ("VERB", "AUX")]
     if not subj or not conj:
