@@ -242,3 +242,9 @@ def test_a_name_the_ner_cut_at_its_joint_is_whole():
     # nor runs on past a comma into the clause's subject ("in the Person A ran for" was an output)
     found = by_text(find_spans("Having worked as a page in the Virginia House of Delegates, Perriello ran for Congress."))
     assert not any("Perriello" in t and "House" in t for t in found), found
+
+
+def test_a_champion_title_has_a_rung():
+    """"a 5 time WMC World Champion" stayed verbatim (the NER's organisation, true as no kind): a title with a rung."""
+    found = by_text(find_spans("He is a 5 time WMC World Champion and a 3 time Lumpinee Stadium Champion."))
+    assert found["World Champion"].type == "TITLE" and "a world champion" in found["World Champion"].meta["ladder"]
