@@ -235,6 +235,9 @@ def test_every_sentence_is_a_unit():
     ("He was known as a chef, and as the creator of a dish.", True),
     ("He was a painter, and in the 1990s he moved.", True),  # (a clause that opens with its own phrase)
     ("He was a painter, and as a result he moved.", True),
+    # a name left before a clause with its own subject ("As head of his firm, X, Disch has led" lost its head)
+    ("Person AQ, he has led a country.", False),
+    ("Monday, he left for Paris.", True),
 ])
 def test_parse_check(sentence, ok):
     assert sentence_ok(sentence, True)[0] is ok

@@ -393,6 +393,17 @@ def dangling(sent) -> str:
                 and (t.nbor().pos_ in ("DET", "PROPN") or t.dep_ == "preconj") and not any(
                 u.lower_ in ("and", "or", "nor") for u in toks if u.i > t.i):
             return f"{t.text!r} without its second item"  # "as both a driver, had" after a conjunct went
+    head = toks[0]
+    while head.head.i != head.i and head.head.i < len(head.doc) and head.head.left_edge.i == toks[0].i \
+            and head.head.pos_ == "PROPN":
+        head = head.head
+    after = head.right_edge.i + 1
+    if head.pos_ == "PROPN" and head.dep_ in ("npadvmod", "dep") and head.ent_type_ not in ("DATE", "TIME") \
+            and after + 1 < len(head.doc) and head.doc[after].text == "," and head.doc[after + 1].pos_ == "PRON" \
+            and head.doc[after + 1].dep_ in ("nsubj", "nsubjpass"):
+        # a name left before a clause that has its subject: "Person A, he has led a country" (of "As head of
+        # his own firm, Rolf Disch Solar Architecture, Disch has led")
+        return "a name alone before its clause"
     last = toks[-1] if not toks[-1].is_punct else (toks[-2] if len(toks) > 1 else toks[-1])
     if (last.pos_ in ("DET", "CCONJ") and not _label_letter(last)) or (last.pos_ == "ADP" and last.lower_ not in ("up", "out", "off", "on", "in", "over", "down", "back", "around", "about", "by", "ago", "before", "after", "since")):
         return f"ends with {last.text!r}"
