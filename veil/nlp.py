@@ -10,6 +10,7 @@ tree and entities all come from that ``Doc``, and Presidio reuses it through
 
 from __future__ import annotations
 
+import calendar
 import re
 import threading
 from collections import OrderedDict
@@ -329,6 +330,10 @@ def _label_letter(tok) -> bool:
 _BULLET_TOKEN = re.compile(rf"(?:\\n)+\*?|[{_BULLET_MARKS}]")  # a list's bullet or the data's escaped newline: no word
 
 
+# a weekday or a month opens a sentence as a time ("Monday, he left"); the light parse has no NER to say so
+_CALENDAR_WORDS = frozenset(list(calendar.day_name) + list(calendar.month_name)[1:])
+
+
 def dangling(sent) -> str:
     """Why a sentence reads broken, or ''. Checks what deleting words leaves behind: a
     determiner, preposition or conjunction with nothing after it, two such words in a row, empty
@@ -399,6 +404,7 @@ def dangling(sent) -> str:
         head = head.head
     after = head.right_edge.i + 1
     if head.pos_ == "PROPN" and head.dep_ in ("npadvmod", "dep") and head.ent_type_ not in ("DATE", "TIME") \
+            and head.text not in _CALENDAR_WORDS \
             and after + 1 < len(head.doc) and head.doc[after].text == "," and head.doc[after + 1].pos_ == "PRON" \
             and head.doc[after + 1].dep_ in ("nsubj", "nsubjpass"):
         # a name left before a clause that has its subject: "Person A, he has led a country" (of "As head of
