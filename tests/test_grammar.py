@@ -238,6 +238,8 @@ def test_every_sentence_is_a_unit():
     # a name left before a clause with its own subject ("As head of his firm, X, Disch has led" lost its head)
     ("Person AQ, he has led a country.", False),
     ("Monday, he left for Paris.", True),
+    ("He pursued various projects during this time; he.", False),  # the second clause went but its subject
+    ("He won, and so did she.", True),
 ])
 def test_parse_check(sentence, ok):
     assert sentence_ok(sentence, True)[0] is ok

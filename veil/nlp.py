@@ -411,6 +411,9 @@ def dangling(sent) -> str:
         # his own firm, Rolf Disch Solar Architecture, Disch has led")
         return "a name alone before its clause"
     last = toks[-1] if not toks[-1].is_punct else (toks[-2] if len(toks) > 1 else toks[-1])
+    if len(toks) >= 3 and toks[-1].text in ".!?" and toks[-3].text in (";", ",", "and", "but") \
+            and toks[-2].lower_ in ("he", "she", "they", "we", "i"):
+        return f"ends with a bare subject {toks[-2].text!r}"  # "He pursued various projects; he." once the clause went
     if (last.pos_ in ("DET", "CCONJ") and not _label_letter(last)) or (last.pos_ == "ADP" and last.lower_ not in ("up", "out", "off", "on", "in", "over", "down", "back", "around", "about", "by", "ago", "before", "after", "since")):
         return f"ends with {last.text!r}"
     return ""
