@@ -542,9 +542,14 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "in 1971, the first comedian to reach that rank. He was a student of Roman architecture.", "Jon Stewart",
      "He is an American comedian. He hosted a major film award. He was promoted to rear admiral in the 1970s. He was "
      "a student of architecture."),
-    # a first name after a role noun is a person whatever its last word ("Sydney Prior Hall" stayed, a hall)
+    # a first name after a role noun is a person whatever its last word ("Sydney Prior Hall" stayed, a hall); the
+    # role noun says who they are, so the name goes ("the genre painter Person B" read as a form)
     ("Mary Gow was a painter. Her husband was the genre painter Sydney Prior Hall (1842–1922) whom she married in "
-     "1907.", "Mary Gow", "She was a painter. Her husband was the genre painter Person B (1840s–1920s) whom she"),
+     "1907.", "Mary Gow", "She was a painter. Her husband was the genre painter (1840s–1920s) whom she"),
+    ("Kurt Fishback is a photographer. Son of photographer Glen Fishback and namesake of photographer Edward Weston, "
+     "he was exposed to art. He played alongside his brother Tony Millon. He won and his team won.", "Kurt Fishback",
+     "He is a photographer. Son of a photographer and namesake of a photographer, he was exposed to art. He played "
+     "alongside his brother."),
     # a possessive name with no rung takes its sentence ("the Marussia's first points" stayed)
     ("Jules Bianchi was a French driver who drove for the Marussia F1 Team. In the 2014 season, he scored both his "
      "and the Marussia's first points in Formula One at the Monaco Grand Prix. He died in 2015.", "Jules Bianchi",

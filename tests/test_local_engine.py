@@ -32,7 +32,7 @@ BATCH: list[dict[str, str]] = [
     dict(id="b1", name="Margarethe Vollrath", label="Chef", text=(
         "Margarethe Vollrath (born 12 March 1961 in Hamburg) is a German chef. Vollrath trained at the Hotel "
         "Sacher and opened the restaurant Blaue Gans, which earned two Michelin stars in 1998. Margarethe is "
-        "married to the baker Otto Krantz; write to mvollrath@blauegans.de.")),
+        "married to Otto Krantz, who bakes; write to mvollrath@blauegans.de.")),
     dict(id="b2", name="Tomasz Wierzbicki", label="Chef", text=(
         "Tomasz Wierzbicki is a Polish chef born in 1975 in Krakow. He studied at the Jagiellonian University "
         "before cooking under Otto Krantz in Lyon, and his bistro Szafran won the Golden Ladle prize in 2012. "

@@ -378,6 +378,22 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # was an output): the phrase goes
             d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True,
                                     reason="the subject's other name after 'as': its phrase goes")
+        if s.type == "PERSON" and d.replacement and PSEUDONYM.fullmatch(d.replacement) \
+                and (before := _role_before(s, doc)) is not None:
+            # "Son of photographer Glen Fishback" -> "Son of a photographer", "his brother Tony Millon" -> "his
+            # brother": the role noun before the name says who they are ("Son of photographer Person B" read
+            # as a form); the name goes, the role stays
+            a, determined = before
+            if determined:
+                d = dataclasses.replace(d, replacement="", ladder=(), drop_unit=False, or_sentence=False,
+                                        reason="a person's name after their role noun goes")
+            else:
+                role_words = text[a:s.start].strip()
+                s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
+                # (the role noun says it is a person: no "a name of unknown kind" whose phrase must go)
+                d = dataclasses.replace(d, replacement=f"{article_for(role_words)} {role_words}", ladder=(),
+                                        drop_unit=False, or_sentence=False,
+                                        reason="a person's name after their role noun goes; the role takes an article")
         if s.meta.get("lead") is not None and d.replacement in _PRONOUNS:
             a = s.meta["lead"]
             s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
@@ -693,6 +709,28 @@ def _nationality_of(s: Span, doc) -> str | None:
     if any(c.i < head.i and (c.lower_ in RANKING or c.tag_ in ("JJS", "RBS") or is_ordinal(c)) for c in noun.children):
         return "ranked"
     return None
+
+
+def _role_before(s: Span, doc) -> tuple[int, bool] | None:
+    """Where the singular role noun right before a person's name starts ("photographer" of
+    "photographer Glen Fishback", "genre painter" of "the genre painter Sydney Hall"), and whether
+    a determiner stands before it, or None."""
+    toks = _tokens_in(s, doc)
+    if not toks or toks[0].i == 0:
+        return None
+    k, chain = toks[0].i - 1, []
+    while k >= 0 and doc[k].pos_ in ("NOUN", "ADJ") and doc[k].text.isalpha() and doc[k].text.islower():
+        chain.insert(0, doc[k])
+        k -= 1
+    if not chain or chain[-1].tag_ != "NN":
+        return None
+    inside = range(toks[0].i, toks[-1].i + 1)
+    last = chain[-1]
+    head = next((t for t in toks if t.head.i not in inside or t.head.i == t.i), toks[-1])
+    if not ((last.dep_ == "compound" and last.head.i in inside) or head.dep_ in ("appos", "pobj", "dobj", "conj")):
+        return None  # (the parse may hang the name anywhere: "Son of photographer | Glen Fishback" as an apposition)
+    determined = k >= 0 and (doc[k].dep_ in ("det", "poss") or doc[k].lower_ in ("the", "a", "an", "his", "her", "their"))
+    return chain[0].idx, determined
 
 
 def _tokens_in(s: Span, doc) -> list:
