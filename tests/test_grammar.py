@@ -550,6 +550,11 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "he was exposed to art. He played alongside his brother Tony Millon. He won and his team won.", "Kurt Fishback",
      "He is a photographer. Son of a photographer and namesake of a photographer, he was exposed to art. He played "
      "alongside his brother."),
+    # modifiers before the role: the name goes after a determiner, stays where no article has a place
+    ("Tom Hall is a coach. He was assistant to head coach John Smith. Parts of his collection were sold to the "
+     "European entomologist Hans Muller. He won and his team won.", "Tom Hall",
+     "He is a coach. He was assistant to head coach Person B. Parts of his collection were sold to the European "
+     "entomologist."),
     # a possessive name with no rung takes its sentence ("the Marussia's first points" stayed)
     ("Jules Bianchi was a French driver who drove for the Marussia F1 Team. In the 2014 season, he scored both his "
      "and the Marussia's first points in Formula One at the Monaco Grand Prix. He died in 2015.", "Jules Bianchi",

@@ -719,7 +719,7 @@ def _role_before(s: Span, doc) -> tuple[int, bool] | None:
     if not toks or toks[0].i == 0:
         return None
     k, chain = toks[0].i - 1, []
-    while k >= 0 and doc[k].pos_ in ("NOUN", "ADJ") and doc[k].text.isalpha() and doc[k].text.islower():
+    while k >= 0 and doc[k].pos_ == "NOUN" and doc[k].text.isalpha() and doc[k].text.islower():
         chain.insert(0, doc[k])
         k -= 1
     if not chain or chain[-1].tag_ != "NN":
@@ -729,8 +729,19 @@ def _role_before(s: Span, doc) -> tuple[int, bool] | None:
     head = next((t for t in toks if t.head.i not in inside or t.head.i == t.i), toks[-1])
     if not ((last.dep_ == "compound" and last.head.i in inside) or head.dep_ in ("appos", "pobj", "dobj", "conj")):
         return None  # (the parse may hang the name anywhere: "Son of photographer | Glen Fishback" as an apposition)
-    determined = k >= 0 and (doc[k].dep_ in ("det", "poss") or doc[k].lower_ in ("the", "a", "an", "his", "her", "their"))
-    return chain[0].idx, determined
+    if k < 0 or doc[k].is_punct or doc[k].pos_ in ("ADP", "CCONJ", "SCONJ", "VERB", "AUX"):
+        return chain[0].idx, False  # nothing of the noun phrase before the role: it takes an article
+    if doc[k].dep_ in ("det", "poss", "case") or doc[k].lower_ in ("the", "a", "an", "his", "her", "their", "its"):
+        return chain[0].idx, True  # "the genre painter X", "his brother X", "Spain's tennis player X"
+    if doc[k].pos_ == "ADJ" or doc[k].text[:1].isupper():
+        # "the European entomologist X", "head coach X": modifiers before the role; with a determiner before
+        # them the name can go, without one there is no place for an article
+        j = k
+        while j >= 0 and (doc[j].pos_ in ("ADJ", "PROPN", "NOUN") or doc[j].text[:1].isupper()) and not doc[j].is_punct:
+            j -= 1
+        if j >= 0 and (doc[j].dep_ in ("det", "poss", "case") or doc[j].lower_ in ("the", "his", "her", "their", "its")):
+            return chain[0].idx, True
+    return None
 
 
 def _tokens_in(s: Span, doc) -> list:
