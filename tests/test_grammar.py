@@ -551,7 +551,7 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "He is a photographer. Son of a photographer and namesake of a photographer, he was exposed to art. He played "
      "alongside his brother."),
     # modifiers before the role: the name goes after a determiner, stays where no article has a place
-    ("Tom Hall is a coach. He was assistant to head coach John Smith. Parts of his collection were sold to the "
+    ("Tom Hall is a coach. He was assistant to head coach Dave Pietramala. Parts of his collection were sold to the "
      "European entomologist Hans Muller. He won and his team won.", "Tom Hall",
      "He is a coach. He was assistant to head coach Person B. Parts of his collection were sold to the European "
      "entomologist."),

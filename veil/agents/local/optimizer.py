@@ -729,6 +729,8 @@ def _role_before(s: Span, doc) -> tuple[int, bool] | None:
     head = next((t for t in toks if t.head.i not in inside or t.head.i == t.i), toks[-1])
     if not ((last.dep_ == "compound" and last.head.i in inside) or head.dep_ in ("appos", "pobj", "dobj", "conj")):
         return None  # (the parse may hang the name anywhere: "Son of photographer | Glen Fishback" as an apposition)
+    if k >= 0 and doc[k].lower_ in ("head", "lead", "chief", "vice", "deputy", "assistant", "senior", "junior"):
+        return None  # "assistant to head coach X": the parse's verb "head" is the role's ("to head a coach" was an output)
     if k < 0 or doc[k].is_punct or doc[k].pos_ in ("ADP", "CCONJ", "SCONJ", "VERB", "AUX"):
         return chain[0].idx, False  # nothing of the noun phrase before the role: it takes an article
     if doc[k].dep_ in ("det", "poss", "case") or doc[k].lower_ in ("the", "a", "an", "his", "her", "their", "its"):
