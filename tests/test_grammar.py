@@ -545,7 +545,7 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # a first name after a role noun is a person whatever its last word ("Sydney Prior Hall" stayed, a hall); the
     # role noun says who they are, so the name goes ("the genre painter Person B" read as a form)
     ("Mary Gow was a painter. Her husband was the genre painter Sydney Prior Hall (1842–1922) whom she married in "
-     "1907.", "Mary Gow", "She was a painter. Her husband was the genre painter (1840s–1920s) whom she"),
+     "1907.", "Mary Gow", "She was a painter. Her husband was a genre painter (1840s–1920s) whom she"),
     ("Kurt Fishback is a photographer. Son of photographer Glen Fishback and namesake of photographer Edward Weston, "
      "he was exposed to art. He played alongside his brother Tony Millon. He won and his team won.", "Kurt Fishback",
      "He is a photographer. Son of a photographer and namesake of a photographer, he was exposed to art. He played "

@@ -388,7 +388,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                 d = dataclasses.replace(d, replacement="", ladder=(), drop_unit=False, or_sentence=False,
                                         reason="a person's name after their role noun goes")
             else:
-                role_words = text[a:s.start].strip()
+                role_words = re.sub(r"^[Tt]he\s+", "", text[a:s.start].strip())
                 s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
                 # (the role noun says it is a person: no "a name of unknown kind" whose phrase must go)
                 d = dataclasses.replace(d, replacement=f"{article_for(role_words)} {role_words}", ladder=(),
@@ -733,8 +733,10 @@ def _role_before(s: Span, doc) -> tuple[int, bool] | None:
         return None  # "assistant to head coach X": the parse's verb "head" is the role's ("to head a coach" was an output)
     if k < 0 or doc[k].is_punct or doc[k].pos_ in ("ADP", "CCONJ", "SCONJ", "VERB", "AUX"):
         return chain[0].idx, False  # nothing of the noun phrase before the role: it takes an article
-    if doc[k].dep_ in ("det", "poss", "case") or doc[k].lower_ in ("the", "a", "an", "his", "her", "their", "its"):
-        return chain[0].idx, True  # "the genre painter X", "his brother X", "Spain's tennis player X"
+    if doc[k].lower_ == "the":
+        return doc[k].idx, False  # "the genre painter X" -> "a genre painter" ("the genre painter" asks which)
+    if doc[k].dep_ in ("det", "poss", "case") or doc[k].lower_ in ("a", "an", "his", "her", "their", "its"):
+        return chain[0].idx, True  # "his brother X", "Spain's tennis player X"
     if doc[k].pos_ == "ADJ" or doc[k].text[:1].isupper():
         # "the European entomologist X", "head coach X": modifiers before the role; with a determiner before
         # them the name can go, without one there is no place for an article
