@@ -1127,3 +1127,15 @@ def test_a_move_keeps_its_border():
     assert opts["Reutlingen"][0] == "a city in Germany", opts
     assert opts["Segbwema"][0] == "a city in Sierra Leone", opts
     assert opts["New Jersey"] and all(o.startswith("a state in ") for o in opts["New Jersey"]), opts
+
+
+def test_a_list_the_edits_left_without_its_and_fails():
+    """"He was an American stand-up comedian, director, producer, writer." was an output (of "..., writer, singer and
+    voice artist"): the writer's list had its "and". A writer's own list without one stays as written."""
+    from veil.agents.local.optimizer import _list_lost_its_and
+
+    original = "He was an American stand-up comedian, actor, director, producer, writer, singer and voice artist."
+    assert _list_lost_its_and("He was an American stand-up comedian, director, producer, writer.", original)
+    assert not _list_lost_its_and("He was an American stand-up comedian, director, producer and voice artist.", original)
+    own = "He is a comedian, producer, writer, director."
+    assert not _list_lost_its_and(own, own)

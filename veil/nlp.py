@@ -398,14 +398,13 @@ def dangling(sent) -> str:
                 and (t.nbor().pos_ in ("DET", "PROPN") or t.dep_ == "preconj") and not any(
                 u.lower_ in ("and", "or", "nor") for u in toks if u.i > t.i):
             return f"{t.text!r} without its second item"  # "as both a driver, had" after a conjunct went
-    head = toks[0]
-    while head.head.i != head.i and head.head.i < len(head.doc) and head.head.left_edge.i == toks[0].i \
-            and head.head.pos_ == "PROPN":
+    head = toks[0]  # the opening noun phrase's head ("AQ" of "Person AQ")
+    while head.head.i != head.i and head.head.left_edge.i == toks[0].i and head.head.pos_ == "PROPN":
         head = head.head
     after = head.right_edge.i + 1
     if head.pos_ == "PROPN" and head.dep_ in ("npadvmod", "dep") and head.ent_type_ not in ("DATE", "TIME") \
             and head.text not in _CALENDAR_WORDS \
-            and after + 1 < len(head.doc) and head.doc[after].text == "," and head.doc[after + 1].pos_ == "PRON" \
+            and after + 1 <= toks[-1].i and head.doc[after].text == "," and head.doc[after + 1].pos_ == "PRON" \
             and head.doc[after + 1].dep_ in ("nsubj", "nsubjpass"):
         # a name left before a clause that has its subject: "Person A, he has led a country" (of "As head of
         # his own firm, Rolf Disch Solar Architecture, Disch has led")

@@ -222,6 +222,31 @@ def _bared_clause(rendered: str, original: str) -> bool:
     return False
 
 
+def _chain(tok) -> list:
+    """A list's items as the parse chains them: "A, B, C and D" is A -> B -> C -> D."""
+    items = [tok]
+    while (nxt := next((c for c in items[-1].children if c.dep_ == "conj"), None)) is not None and len(items) < 50:
+        items.append(nxt)
+    return items
+
+
+@lru_cache(maxsize=50_000)
+def _list_lost_its_and(rendered: str, original: str) -> bool:
+    """A list of three or more the edits left without the "and" the writer's list had: "He was an
+    American stand-up comedian, director, producer, writer." (of "..., writer, singer and voice
+    artist"). A writer's own list without one stays as written."""
+    doc = nlp.parse(rendered, light=True)
+    heads = [t for t in doc if t.dep_ != "conj" and any(c.dep_ == "conj" for c in t.children)]
+    for t in heads:
+        items = _chain(t)
+        if len(items) < 3 or any(c.dep_ == "cc" for x in items for c in x.children):
+            continue
+        for u in nlp.parse(original, light=True):
+            if u.text == t.text and u.dep_ != "conj" and any(c.dep_ == "cc" for x in _chain(u) for c in x.children):
+                return True
+    return False
+
+
 def sentence_ok(rendered: str, original_has_root: bool, original_balance: tuple[int, int, int] = (0, 0, 0),
                 original_bare: bool = False) -> tuple[bool, str]:
     """The parse check of one rendered sentence (cached: the planner asks again and again):
@@ -1452,7 +1477,7 @@ class Plan:
             return False
         args = (self.analysis.has_root[si], balance(original), self.analysis.bare[si] if si < len(self.analysis.bare) else False)
         ok, why = sentence_ok(rendered, *args)
-        if ok and _bared_clause(rendered, original):
+        if ok and (_bared_clause(rendered, original) or _list_lost_its_and(rendered, original)):
             return False
         if ok:
             return True
