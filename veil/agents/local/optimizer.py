@@ -242,7 +242,11 @@ def _list_lost_its_and(rendered: str, original: str) -> bool:
         if len(items) < 3 or any(c.dep_ == "cc" for x in items for c in x.children):
             continue
         for u in nlp.parse(original, light=True):
-            if u.text == t.text and u.dep_ != "conj" and any(c.dep_ == "cc" for x in _chain(u) for c in x.children):
+            if u.text != t.text:
+                continue
+            while u.dep_ == "conj" and u.head.i < u.i:  # (the parse may start the list elsewhere)
+                u = u.head
+            if any(c.dep_ == "cc" for x in _chain(u) for c in x.children):
                 return True
     return False
 
