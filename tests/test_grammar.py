@@ -503,6 +503,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Charles Cooke (1859 – 1920) was born in Orton Longueville (then in Huntingdonshire) and was Chief Mechanical "
      "Engineer of the railway. He won and his team won.", "Charles Cooke",
      "He was Chief Mechanical Engineer of the railway."),
+    # a name's lower-case hyphen tail is one adjective with it ("long fist and a-style" was an output)
+    ("Jet Lin is a wushu practitioner. She is proficient in long fist, Yang-style and Chen-style t'ai chi, broadsword "
+     "and staff. She won and her team won.", "Jet Lin", "She is a wushu practitioner. She is proficient in long fist,"),
     ("Tom Hall is a basketball player. He was playing AAU basketball when Seattle University spotted him. He won "
      "and his team won.", "Tom Hall", "He is a basketball player. He was playing basketball when"),
     # a birth name goes with its bracket or its comma; a title before the name is part of its mention

@@ -1409,16 +1409,18 @@ def _lexicon_events(text: str) -> list[Span]:
 
 
 _HYPHEN_TAIL = re.compile(r"(?:-[A-Z][\w'’]*)+")
+# a name's lower-case hyphen tail makes one adjective of it: "Chen-style" ("long fist and a-style" was an output)
+_HYPHEN_WORD = re.compile(r"-[a-z]+\b")
 
 
 def _whole_hyphenated(text: str, spans: list[Span]) -> list[Span]:
     """A person's name runs to the end of its hyphenated word: "Jay-Z" is one name ("Person A-Z"
-    was an output, the NER's name being "Jay")."""
+    was an output, the NER's name being "Jay"), "Chen-style" one adjective."""
     out = []
     for k, s in enumerate(spans):
         if s.type == "PERSON" and re.search(r"-[A-Z]\.$", s.text):  # ("Jay-Z." at a sentence's end)
             s = Span(s.start, s.end - 1, s.text[:-1], s.type, s.score, s.evidence, s.meta)
-        m = _HYPHEN_TAIL.match(text, s.end) if s.type == "PERSON" else None
+        m = (_HYPHEN_TAIL.match(text, s.end) or _HYPHEN_WORD.match(text, s.end)) if s.type == "PERSON" else None
         if m and (k + 1 == len(spans) or spans[k + 1].start >= m.end()):
             s = Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, s.meta)
         out.append(s)
