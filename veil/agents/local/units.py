@@ -380,7 +380,7 @@ def _first_conjunct(sent) -> Constituent | None:
         return None
     start = min([t for t in root.children if t.dep_ in ("aux", "auxpass", "neg") and t.i > subj[0].right_edge.i] + [root],
                 key=lambda t: t.i)
-    if any(t.i > subj[0].right_edge.i and t.i < start.i for t in sent) and sent.doc[start.i - 1] != subj[0].right_edge:
+    if start.i != subj[0].right_edge.i + 1:
         return None  # something stands between the subject and the verb ("He, too, was born ...")
     end = cc[-1]
     if any(t.text in ("(", ")") for t in sent.doc[start.i:end.i]) and \
