@@ -198,6 +198,12 @@ def test_an_abbreviation_point_ends_no_sentence():
 
     text = "In 2016, he opened a restaurant on Lexington Ave. in New York City. He left."
     assert sentences(text) == ["In 2016, he opened a restaurant on Lexington Ave. in New York City.", "He left."]
+    # a degree's points ("He received his B.Arch." went as a sentence and left "and his M.Arch." behind)
+    text = "He received his B.Arch. and his M.Arch. from Harvard University. He returned to Chicago in 1957."
+    assert sentences(text) == ["He received his B.Arch. and his M.Arch. from Harvard University.", "He returned to Chicago in 1957."]
+    # a bare year opening the writer's sentence is that sentence's ("The 1990s" was left on its own)
+    text = "She played at four Olympics, starting in 1992. 1995 she was ranked no 1 in the European list."
+    assert sentences(text) == ["She played at four Olympics, starting in 1992.", "1995 she was ranked no 1 in the European list."]
 
 
 def test_every_sentence_is_a_unit():
@@ -1146,3 +1152,33 @@ def test_a_list_the_edits_left_without_its_and_fails():
     original = ("Robin McLaurin Williams (July 21, 1951 – August 11, 2014) was an American stand-up comedian, actor, "
                 "director, producer, writer, singer and voice artist.")
     assert _list_lost_its_and("He was an American stand-up comedian, actor, director, producer, writer.", original)
+
+
+@pytest.mark.parametrize("rendered, original, lost", [
+    ("Son of a photographer, he was exposed at an early age.",
+     "Son of photographer Glen Fishback, he was exposed to art photography at an early age as his friends included X.", True),
+    ("Son of a photographer, he was exposed to photography at an early age.",
+     "Son of photographer Glen Fishback, he was exposed to art photography at an early age as his friends included X.", False),
+    ("As head, he has led a country.", "As head of his own architecture firm, Disch has led Germany as the solar pioneer.", True),
+    ("As head of his own firm, he has led a country.", "As head of his own architecture firm, Disch has led Germany.", False),
+    ("He first went in the 1930s with a goal of documenting ruins.", "Nash first went to Italy in 1936 with a goal of documenting ruins.", True),
+    ("He went to a country in Europe in the 1930s with a goal.", "Nash first went to Italy in 1936 with a goal of documenting ruins.", True),
+    ("He was one.", "He was one of the 47 representatives who voted against it.", True),
+    ("He was one of the representatives who voted against it.", "He was one of the 47 representatives who voted against it.", False),
+    # a word the writer left without one stays so
+    ("He is a member.", "He is a member.", False),
+    ("He went home in the 1990s.", "He went home in 1994.", False),
+])
+def test_a_word_keeps_the_phrase_that_completes_it(rendered, original, lost):
+    """"he was exposed at an early age", "As head, Person AQ, he has led a country", "with a goal." were outputs:
+    the edits took the prepositional phrase the word needs (the lexicon's ``complements``)."""
+    from veil.agents.local.optimizer import _lost_complement
+
+    assert _lost_complement(rendered, original) is lost
+
+
+def test_a_weekday_after_a_place_is_part_of_a_name():
+    """"He wrote himself into the club's folklore by scoring Wednesday." was an output: the NER's place
+    "Sheffield" went with its phrase and left the name's second word."""
+    spans = {s.text for s in find_spans("He scored in the final game against Sheffield Wednesday, saving the club.")}
+    assert "Sheffield Wednesday" in spans and "Sheffield" not in spans

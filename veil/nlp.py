@@ -89,8 +89,13 @@ def _boundaries(doc):
         if tok.is_alpha and tok.is_lower and prev.is_alpha and prev.text.istitle() and prev.whitespace_ == " ":
             tok.is_sent_start = False  # "born in Freiburg | im Breisgau": no sentence starts in lower case after a name
         elif tok.is_alpha and tok.is_lower and prev.text == "." and tok.i > 1 and not tok.nbor(-2).whitespace_ \
-                and tok.nbor(-2).text.istitle() and len(tok.nbor(-2).text) <= 4:
-            tok.is_sent_start = False  # "on Lexington Ave. | in New York City": an abbreviation's point
+                and tok.nbor(-2).text.istitle() and (len(tok.nbor(-2).text) <= 4 or "." in tok.nbor(-2).text):
+            # "on Lexington Ave. | in New York City", "his B.Arch. | and his M.Arch. | from Harvard": an
+            # abbreviation's point (deleting "He received his B.Arch." left "and his M.Arch." behind)
+            tok.is_sent_start = False
+        elif tok.is_alpha and tok.is_lower and re.fullmatch(r"\d{4}", prev.text) and prev.i > 0 \
+                and prev.nbor(-1).text in (".", "!", "?"):
+            tok.is_sent_start = False  # "in 1992. 1995 | she was ranked": the writer's bare year opens the sentence
     for m in NICKNAMED.finditer(text):
         span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
         for tok in span[1:] if span is not None else ():

@@ -251,6 +251,26 @@ def _list_lost_its_and(rendered: str, original: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=50_000)
+def _lost_complement(rendered: str, original: str) -> bool:
+    """A word whose sense needs a prepositional phrase (the lexicon's ``complements``), left
+    without the one the writer gave it: "he was exposed at an early age" (of "exposed to art
+    photography at an early age"), "As head, he has led" (of "As head of his own firm"), "with a
+    goal." (of "a goal of documenting ..."). A word the writer left without one stays."""
+    frames = lexicon()["complements_map"]
+    doc = nlp.parse(rendered, light=True)
+    orig = None
+    for t in doc:
+        preps = frames.get(t.lower_)
+        if not preps or any(c.i > t.i and c.lower_ in preps and c.head in (t, t.head) for c in t.sent):
+            continue
+        orig = nlp.parse(original, light=True) if orig is None else orig
+        if any(u.lower_ == t.lower_ and any(c.lower_ in preps and c.dep_ in ("prep", "agent") for c in u.children)
+               for u in orig):
+            return True
+    return False
+
+
 def sentence_ok(rendered: str, original_has_root: bool, original_balance: tuple[int, int, int] = (0, 0, 0),
                 original_bare: bool = False) -> tuple[bool, str]:
     """The parse check of one rendered sentence (cached: the planner asks again and again):
@@ -1481,15 +1501,17 @@ class Plan:
             return False
         args = (self.analysis.has_root[si], balance(original), self.analysis.bare[si] if si < len(self.analysis.bare) else False)
         ok, why = sentence_ok(rendered, *args)
-        if ok and (_bared_clause(rendered, original) or _list_lost_its_and(rendered, original)):
-            return False
-        if ok:
-            return True
-        # an edit is judged by what it breaks: a sentence the writer left failing the check
-        # ("i was born in Budapest, and ... spins. and when it comes to food") may keep that
-        # failure, or no edit there (not even a true attribute's removal) would ever pass
-        was_ok, was_why = sentence_ok(original, *args)
-        return not was_ok and why == was_why and why not in nlp.NEVER_EXEMPT
+        if not ok:
+            # an edit is judged by what it breaks: a sentence the writer left failing the check
+            # ("i was born in Budapest, and ... spins. and when it comes to food") may keep that
+            # failure, or no edit there (not even a true attribute's removal) would ever pass
+            was_ok, was_why = sentence_ok(original, *args)
+            if was_ok or why != was_why or why in nlp.NEVER_EXEMPT:
+                return False
+        # (and such a sentence is held to what an edit must not do: "he was exposed at an early
+        # age" came of a sentence the parser misread)
+        return not (_bared_clause(rendered, original) or _list_lost_its_and(rendered, original)
+                    or _lost_complement(rendered, original))
 
     def prefetch(self, trials: list[tuple[int, dict[int, str]]]) -> None:
         """Parse in one batch the sentences these (sentence, choice) trials would write, before

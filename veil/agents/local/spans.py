@@ -103,6 +103,7 @@ def lexicon() -> dict[str, Any]:
     lex["universities_after_at_set"] = set(lex["universities_after_at"])
     lex["preps"] = set(lex["location_prepositions"])
     lex["mass_nouns_set"] = set(lex["mass_nouns"])
+    lex["complements_map"] = {w: frozenset(preps) for words, preps in lex["complements"].items() for w in words.split()}
     return lex
 
 
@@ -1026,6 +1027,9 @@ def _entity_spans(text: str, doc) -> list[Span]:
         while e.label_ in ("GPE", "LOC", "FAC") and j < len(doc) and doc[j - 1].dep_ == "compound" \
                 and doc[j - 1].head.i == j and doc[j].pos_ == "PROPN" and doc[j].text[:1].isupper() and not doc[j].ent_type_:
             j += 1  # the NER's place is the first word of a longer name: "Orton | Longueville" ("born in Longueville" was left)
+        if e.label_ in ("GPE", "LOC") and j < len(doc) and doc[j - 1].whitespace_ and doc[j].pos_ == "PROPN" \
+                and doc[j].lower_ in lexicon()["weekdays_set"]:
+            j += 1  # a weekday right after a place is the name's second word: "against Sheffield | Wednesday" ("by scoring Wednesday" was an output)
         if j - i > 1 and e.label_ not in ("DATE", "EVENT") and re.fullmatch(r"\d{4}", doc[i].text) \
                 and (i == 0 or doc[i - 1].lower_ not in ("the", "a", "an")):
             i += 1  # "In 1962 Stanford University hired him": the year is the clause's, not the name's
