@@ -923,6 +923,7 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("She wrote her memoir at in her early eighties.", "She wrote her memoir in her early eighties."),
     ("He was elected to Congress (1870s–1870s).", "He was elected to Congress (1870s)."),
     ("He received his doctorate and an M.S..", "He received his doctorate and an M.S."),
+    ("In the 1990s he was awarded an LL.D. .", "In the 1990s he was awarded an LL.D."),  # (of "an LL.D. from Carleton")
     ("He won a championship in the 1990s, the 2010s and the 2010s.", "He won a championship in the 1990s and the 2010s."),
     ("In the 2010s, he announced his retirement in the 2010s.", "In the 2010s, he announced his retirement."),
     ("He won in the 1990s, the 2000s, and the 2010s.", "He won in the 1990s, the 2000s, and the 2010s."),
@@ -1182,3 +1183,9 @@ def test_a_weekday_after_a_place_is_part_of_a_name():
     "Sheffield" went with its phrase and left the name's second word."""
     spans = {s.text for s in find_spans("He scored in the final game against Sheffield Wednesday, saving the club.")}
     assert "Sheffield Wednesday" in spans and "Sheffield" not in spans
+
+
+def test_a_score_is_no_count():
+    """"posting a 2–a couple of record" was an output: the number after the dash of "a 2–2 record" was
+    read as a count of the noun after it."""
+    assert not [s for s in find_spans("He played in 15 games, posting a 2–2 record.") if s.text == "2"]

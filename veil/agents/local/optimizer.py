@@ -174,7 +174,6 @@ def tidy(sentence: str) -> str:
     s = _FRONTED_TWICE.sub(r"\1", s)
     s = _AT_AGE.sub(lambda m: (m.group(2)[0].upper() if m.group(1) == "A" else m.group(2)[0]) + m.group(2)[1:], s)
     s = re.sub(r"\b([Tt]he) The(?= [A-Z])", r"\1", s)  # "in the The Netherlands"
-    s = re.sub(r"(?<=\b[A-Z]\.)\.(?=\s|$)", "", s)  # "an M.S.." (an abbreviation's point ends the sentence)
     s = re.sub(r",\s*\)", ")", s)
     s = re.sub(r"\)(?=[^\W\d_])", ") ", s)  # "(born in the 1960s in California)is"
     s = _fronted_period(s)
@@ -182,6 +181,8 @@ def tidy(sentence: str) -> str:
     s = _OPEN_PAREN_SPACE.sub("(", s)
     s = _SPACE_PUNCT.sub(r"\1", s)
     s = _DOUBLE_PUNCT.sub(lambda m: m.group(2) if m.group(2) in ".!?" else m.group(1), s)
+    # "an M.S..", "an LL.D. ." (an abbreviation's point ends the sentence; after the space before it went)
+    s = re.sub(r"(?<=\b[A-Z]\.)\.(?=\s|$)", "", s)
     s = s.strip()
     s = re.sub(r"^[,;:]\s*", "", s)
     s = _PRONOUN_COMMA.sub(r"\1 \2", s)  # (after the space before a comma is gone: "He , is")

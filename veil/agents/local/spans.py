@@ -388,7 +388,8 @@ RE_MONEY = re.compile(
 RE_QUAL_NUM = re.compile(
     r"\b(?P<q>over|more than|nearly|almost|about|around|approximately|some|at least|fewer than|less than|under|up to)\s+"
     r"(?P<n>\d[\d,]*)(?!\s*(?:%|percent|years? old|-year))\b", re.I)
-RE_COUNT = re.compile(r"(?<![\w$£€.,:/#-])(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?![\d,.:/%-])(?=\s+(?P<next>[A-Za-z][\w-]*))")
+# (a number joined to another by a dash is a score or a range, one unit: "a 2–2 record" became "a 2–a couple of record")
+RE_COUNT = re.compile(r"(?<![\w$£€.,:/#–—-])(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?![\d,.:/%–—-])(?=\s+(?P<next>[A-Za-z][\w-]*))")
 _N_TIME = re.compile(r"(?<![\w$£€.,:/#-])(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[ -]time\b(?![ -]?\w*s\b)", re.I)
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
