@@ -337,6 +337,9 @@ def anonymize(engine, text: str, name: str | None = None, doc_id: str = "d") -> 
      "Mika Häkkinen", "He is a Finnish racing driver."),
     ('Hank Greenberg (1911 – 1986), nicknamed \\"Hammerin\' Hank\\", \\"Hankus Pankus\\" or \\"The Hebrew Hammer\\", was an '
      "American baseball player. He won and his team won.", "Hank Greenberg", "He was an American baseball player."),
+    # Canadian orders ("He, an organization (early 20th century–2010s) was" was an output of "Yalden, CC (...)")
+    ("Maxwell Freeman Yalden, CC (April 12, 1930 – February 9, 2015) was a Canadian civil servant. He won and his team won.",
+     "Maxwell Freeman Yalden", "He was a Canadian civil servant."),
 ])
 def test_a_name_takes_its_particles_and_degrees(engine, text, name, expected):
     out = anonymize(engine, text, name=name)

@@ -71,7 +71,9 @@ POSTNOMINALS = re.compile(r"(?:,?\s+(?:MBE|OBE|CBE|KBE|DBE|GBE|GCMG|GCB|GCVO|GCS
                           r"KCB|KCMG|KCVO|CB|CMG|CVO|FRS|FRSE|FREng|FBA|FRCP|FRCS|"
                           r"FRSA|FRAeS|RA|QC|KC|VC|GC|DSO|DFC|MC|OM|CH|AO|AC|DSc|PhD|Ph\.D\.|"
                           # degrees and professional fellowships ("John Holmes Jellett OBE, DSc, MA" left "He, MA")
-                          r"MA|MSc|BSc|BA|MD|LLD|LLB|DPhil|MPhil|DD|MP|FICE|FIMechE|FIEE|FRIBA|FRCO|FRAS|FGS|FLS|FZS)(?![\w])"
+                          r"MA|MSc|BSc|BA|MD|LLD|LLB|DPhil|MPhil|DD|MP|FICE|FIMechE|FIEE|FRIBA|FRCO|FRAS|FGS|FLS|FZS|"
+                          # Canadian and Australian orders, fellowships ("Maxwell Freeman Yalden, CC" left "He, an organization")
+                          r"CC|OC|CM|CQ|OOnt|OBC|AOE|SOM|ONL|PC|OAM|FRSC|FAIA|FRACP|FRCPC|FRCSC|FMedSci)(?![\w])"
                           r"(?![ \t]*\d)"  # (", MA 02139": a state and its ZIP code)
                           r"(?![ \t]+[A-Z][a-z]))+")  # not "John Smith, AC Milan coach"
 # a whole name written with a nickname: 'Clarence Leonard "Kelly" Johnson', 'Andreas Nikolaus "Niki" Lauda, Jr.'
