@@ -766,6 +766,12 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # a rare name goes with its phrase
     ("Lika Guhathakurta is an American astrophysicist. She was the program scientist on SPARTAN-201. She won "
      "and her team won.", "Lika Guhathakurta", "She is an American astrophysicist. She was the program scientist."),
+    # a firm named for the person is no mention of them ("As head of his own architecture firm, Person AQ," was an output)
+    ("Rolf Disch is a German architect. As head of his own architecture firm, Rolf Disch Solar Architecture, Disch has "
+     "led Germany as the solar pioneer.", "Rolf Disch", "He is a German architect. As head of his own architecture firm, he"),
+    # a name between an adjective and its noun modifies it ("a Canadian-Jamaican Person KN kickboxer" was an output)
+    ("Simon Marcus is a Canadian-Jamaican Muay Thai kickboxer who competes in the light heavyweight division. He took up "
+     "Muay Thai at sixteen.", "Simon Marcus", "He is a Canadian-Jamaican kickboxer who competes"),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)
@@ -1192,3 +1198,15 @@ def test_a_score_is_no_count():
     """"posting a 2–a couple of record" was an output: the number after the dash of "a 2–2 record" was
     read as a count of the noun after it."""
     assert not [s for s in find_spans("He played in 15 games, posting a 2–2 record.") if s.text == "2"]
+
+
+def test_a_body_named_for_an_award_or_a_person_reads_as_the_body():
+    """"He is currently Chairman for the award." (of "the Antonin Carême Medal Trustees") and "Person AQ" (of "his
+    own firm, Rolf Disch Solar Architecture") were outputs: the last word says what the name is."""
+    found = {s.text: s for s in find_spans("He is Chairman for the prestigious Antonin Carême Medal Trustees. He joined "
+                                           "his brother's firm, Harry Weese Associates, in 1957.")}
+    assert found["Antonin Carême Medal Trustees"].type == "ORG"
+    assert found["Antonin Carême Medal Trustees"].meta["ladder"][0] == "a board of trustees"
+    assert found["Harry Weese Associates"].type == "ORG"
+    assert found["Harry Weese Associates"].meta["ladder"][0] == "a firm"
+    assert {(s.text, s.type) for s in find_spans("He won the Nobel Prize in Physics.")} >= {("Nobel Prize in Physics", "AWARD")}

@@ -400,7 +400,8 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     # ("Pieter de Smet" read as an organisation)
     known = _name_mentions(text, task.name, [])
     spans = [Span(s.start, s.end, s.text, "PERSON", s.score, s.evidence, {}) if s.type in _NOT_A_NAME_TYPES
-             and any(s.start <= k.start and k.end <= s.end for k in known) else s for s in spans]
+             and any(s.start <= k.start and k.end <= s.end for k in known) and not _named_for(s, known) else s
+             for s in spans]
     spans += _name_mentions(text, task.name, spans)
     denied = list(deny_spans(text, deny))
     # a --deny term (or a true attribute) wins over any wider span that holds it ("the Windy City,
@@ -856,6 +857,12 @@ def role_of(s: Span, doc) -> str | None:
             and nxt.i in (toks[-1].head.i, head.head.i):
         # "numerous non-Championship Formula One races": whatever the parse made of the name's own
         # words, it stands before the noun it modifies ("a motor racing series races" was an output)
+        return "modifier"
+    if s.type == "PERSON" and nxt is not None and nxt.pos_ in ("NOUN", "PROPN") and nxt.is_lower \
+            and nxt.i in (toks[-1].head.i, head.head.i) and prev is not None \
+            and (prev.pos_ in ("DET", "ADJ") or prev.dep_ in ("det", "amod", "poss", "compound")):
+        # a name between an article or adjective and its noun is no person of the story: "a
+        # Canadian-Jamaican Muay Thai kickboxer" ("a ... Person KN kickboxer" was an output)
         return "modifier"
     if head.dep_ == "poss" or (toks[-1].i + 1 < len(doc) and doc[toks[-1].i + 1].tag_ == "POS"):
         return "possessive"
@@ -2029,6 +2036,19 @@ class LocalOptimizer(Optimizer):
         if new.strip() == text.strip():
             return OptimizerResult(text=text, edits=[], rationale=f"no further {mode} edit helps")
         return OptimizerResult(text=new, edits=edits, rationale=f"{len(edits)} edits in {mode} mode")
+
+
+def _named_for(s: Span, known: list[Span]) -> bool:
+    """An organisation named for the person: the known name and words no name has ("Rolf Disch
+    Solar Architecture", "Harry Weese Associates"; "Person AQ" was an output)."""
+    from veil.agents.local.spans import lexicon
+
+    rest = s.text
+    for k in known:
+        if s.start <= k.start and k.end <= s.end:
+            rest = rest.replace(k.text, " ")
+    lex = lexicon()
+    return any(w.lower() in lex["nonname"] or w.lower() in lex["org_heads"] for w in re.findall(r"[A-Za-z]+", rest))
 
 
 def _name_mentions(text: str, name: str | None, spans: list[Span]) -> list[Span]:

@@ -850,6 +850,8 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
     if ladder and not (nwords == 1 and low[0] in ("open", "games", "cup", "war", "marathon", "festival")):
         return [span("EVENT", 0.85, "lexicon:event", {"ladder": ladder})]
     ladder = _lookup_phrase("awards", folded)
+    if ladder and low[-1] in lex["org_heads"] and low[-1] not in _phrase_words("awards"):
+        ladder = None  # the award is the body's modifier: "the Antonin Carême Medal Trustees" ("Chairman for the award" was an output)
     if ladder and not (nwords == 1 and low[0] in ("prize", "medal", "trophy", "award", "awards", "fellowship", "scholarship")):
         # "French Davis Cup" handled above; "American Book Award" stays whole
         return [span("AWARD", 0.85, "lexicon:award", {"ladder": ladder})]
@@ -899,7 +901,9 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
             break
     # organisations
     if 2 <= nwords <= 4 and low[0] in lex["first_names"] and prev_word.isalpha() and prev_word.islower() \
-            and prev_word not in _STOP and prev_word not in lex["preps"] and text[start - 1:start] == " ":
+            and prev_word not in _STOP and prev_word not in lex["preps"] and text[start - 1:start] == " " \
+            and not (low[-1].endswith("s") and low[-1] in lex["org_heads"]) and prev_word not in lex["org_heads"]:
+        # (not a firm: "Harry Weese Associates", "his own firm, Rolf Disch Solar Architecture")
         # "the genre painter Sydney Prior Hall": a first name after a role noun is a person, whatever
         # the last word's kind ("Hall" made it a building, and the name stayed)
         return [span("PERSON", 0.75, "lexicon:first_name+role", {})]
