@@ -340,6 +340,9 @@ def anonymize(engine, text: str, name: str | None = None, doc_id: str = "d") -> 
     # Canadian orders ("He, an organization (early 20th century–2010s) was" was an output of "Yalden, CC (...)")
     ("Maxwell Freeman Yalden, CC (April 12, 1930 – February 9, 2015) was a Canadian civil servant. He won and his team won.",
      "Maxwell Freeman Yalden", "He was a Canadian civil servant."),
+    # an alternative given name ("Person ATC (in the 1760s – ...) was" was an output: two people, neither her)
+    ("Maria Anna Barbara or Babette Ployer (2 September 1765 – before April 1811) was an Austrian pianist. She won and her "
+     "team won.", "Barbara Ployer", "She was an Austrian pianist."),
 ])
 def test_a_name_takes_its_particles_and_degrees(engine, text, name, expected):
     out = anonymize(engine, text, name=name)

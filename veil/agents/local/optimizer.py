@@ -1212,7 +1212,9 @@ def _aliases(text: str) -> list[Span]:
             for m in _ALIAS.finditer(text)]
 
 
-_NAME_TAIL = re.compile(r"(?:[ \t]+[A-Z][^\W\d_][\w'’-]*){1,2}(?=[ \t]*\(|,[ \t]|[ \t]+(?:is|was)[ \t])")
+# (an alternative given name too: "Maria Anna Barbara | or Babette Ployer (2 September 1765" was two people)
+_NAME_TAIL = re.compile(r"(?:[ \t]+or[ \t]+[A-Z][^\W\d_][\w'’-]*)?(?:[ \t]+[A-Z][^\W\d_][\w'’-]*){1,2}"
+                        r"(?=[ \t]*\(|,[ \t]|[ \t]+(?:is|was)[ \t])")
 
 
 def _join_name_pieces(spans: list[Span], text: str) -> list[Span]:
