@@ -343,6 +343,8 @@ def anonymize(engine, text: str, name: str | None = None, doc_id: str = "d") -> 
     # an alternative given name ("Person ATC (in the 1760s – ...) was" was an output: two people, neither her)
     ("Maria Anna Barbara or Babette Ployer (2 September 1765 – before April 1811) was an Austrian pianist. She won and her "
      "team won.", "Barbara Ployer", "She was an Austrian pianist."),
+    # a hyphenated name written without its hyphen ("Person UJ (1930s–2010s) was" was an output of "Chu Shong Tin")
+    ("Chu Shong Tin (1933-2014) was the third student of Yip Man. He won and his team won.", "Chu Shong-tin", "He was"),
 ])
 def test_a_name_takes_its_particles_and_degrees(engine, text, name, expected):
     out = anonymize(engine, text, name=name)

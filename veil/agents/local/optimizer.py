@@ -696,6 +696,8 @@ def subject_info(text: str, name: str | None, spans: list[Span], label: str | No
     toks: set[str] = set()
     if name:
         toks = {fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", name) if len(t) > 1}
+        # a hyphenated part is its words too ("Chu Shong Tin" opens the biography of "Chu Shong-tin")
+        toks |= {p for t in toks if "-" in t for p in t.split("-") if len(p) > 1}
         # the nickname the text gives the subject where it first names them ('Winbert F. \"Bert\"
         # Mulholland' for "Winbert F. Mulholland": "Bert Mulholland began his career" is the subject)
         first = NICKNAMED.search(text[:300])
