@@ -91,7 +91,7 @@ _TWO_PERIODS = re.compile(rf"(?<!, )\b(the (?:early |mid-|late )?{_PERIOD}), and
 _FRONTED_TWICE = re.compile(rf"(?:^|(?<=[.!?] ))(In (the (?:early |mid-|late )?{_PERIOD}),? [^.;()]*?) in \2\b")
 # "in Idaho, Idaho" once "Boise, Ada, Idaho" generalized town and county to their state, "in
 # California and California" once "San Francisco and Los Angeles" did
-_SAME_PLACE = re.compile(r"\b([A-Z][\w.]*(?: [A-Z][\w.]*){0,2})(?:(?:,| and|, and) \1\b)+")
+_SAME_PLACE = re.compile(r"\b([A-Z][\w.]*(?: [A-Z][\w.]*){0,2})(?:(?:,| and|, and) (?:the )?\1\b)+")
 # "in late the 2010s" (of "in late 2012"): the qualifier was the year's, not the decade's ("the late
 # 2010s" was an output for 2012): it goes
 _LATE_THE = re.compile(rf"\b(early|mid|late)[- ]the ({_PERIOD})")
@@ -266,7 +266,9 @@ def _lost_complement(rendered: str, original: str) -> bool:
         if not preps or any(c.i > t.i and c.lower_ in preps and c.head in (t, t.head) for c in t.sent):
             continue
         orig = nlp.parse(original, light=True) if orig is None else orig
-        if any(u.lower_ == t.lower_ and any(c.lower_ in preps and c.dep_ in ("prep", "agent") for c in u.children)
+        # (the writer's phrase may complete a list of such words: "is coached and trained by X")
+        if any(u.lower_ == t.lower_ and any(c.lower_ in preps and c.dep_ in ("prep", "agent")
+                                            for v in [u, *(c for c in u.children if c.dep_ == "conj")] for c in v.children)
                for u in orig):
             return True
     return False
@@ -461,6 +463,12 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # "He appears as themselves" was an output: a reflexive follows its subject; a capitalised
             # "Mother" inside a sentence is part of a title ("Her work Parent" for "Mother and Child")
             options = []
+        if s.type == "GENDERED" and options and options[0] in ("person", "people") \
+                and (tok := next(iter(_tokens_in(s, doc)), None)) is not None and tok.dep_ in ("compound", "amod") \
+                and tok.head.i == tok.i + 1 and tok.head.pos_ == "NOUN":
+            # "the first woman photojournalist": a sex before the noun it describes goes ("the first
+            # person photojournalist" was an output)
+            options = [""]
         if s.type == "GENDERED" and s.text.lower() in _CATEGORY_NOUNS and re.match(r"(?:'s|’s|'|’)\s+\w", text[s.end:s.end + 4]):
             # "the women's team", "the Girls' division": a category, not a description of the
             # subject ("the people's team" was false)
