@@ -1168,6 +1168,10 @@ def test_a_list_the_edits_left_without_its_and_fails():
     original = ("Robin McLaurin Williams (July 21, 1951 – August 11, 2014) was an American stand-up comedian, actor, "
                 "director, producer, writer, singer and voice artist.")
     assert _list_lost_its_and("He was an American stand-up comedian, actor, director, producer, writer.", original)
+    # two items glued ("He is an attorney politician." of "an American attorney, diplomat and Democratic Party politician")
+    original = "Tom Perriello (born October 9, 1974) is an American attorney, diplomat and Democratic Party politician."
+    assert _list_lost_its_and("He is an attorney politician.", original)
+    assert not _list_lost_its_and("He is an attorney and politician.", original)
 
 
 @pytest.mark.parametrize("rendered, original, lost", [
@@ -1234,3 +1238,11 @@ def _span_units(text: str, name: str) -> list[tuple[str, list[str]]]:
     task = Task(original=text, doc_id="d", name=name)
     a = analyse(text, task, GeneralizeContext(pseudonyms=PseudonymTable(), doc_id="d"), load_policy(), set())
     return [(u.text, list(u.options)) for u in a.units if u.kind == "span"]
+
+
+def test_a_direction_and_a_province_go_with_their_place():
+    """"based in central North America" (of "central Louisiana") and "in British Columbia, BC" (of "Vancouver, BC")
+    were outputs: the direction is within the place, and "BC" is the province the city is in."""
+    found = {s.text: s for s in find_spans("He represented the district based in central Louisiana. He lives in Vancouver, BC.")}
+    assert found["central Louisiana"].type == "LOCATION" and found["central Louisiana"].meta["admin1"] == "Louisiana"
+    assert found["Vancouver, BC"].meta["admin1"] == "British Columbia"

@@ -237,12 +237,20 @@ def _list_lost_its_and(rendered: str, original: str) -> bool:
     American stand-up comedian, director, producer, writer." (of "..., writer, singer and voice
     artist"). A writer's own list without one stays as written."""
     doc = nlp.parse(rendered, light=True)
+    orig = nlp.parse(original, light=True)
+    if any(t.head.i == t.i + 1 and t.dep_ in ("compound", "amod") and t.is_alpha and t.head.is_alpha
+           and re.search(rf"\b{re.escape(t.text)},[^.;]{{0,80}}?\b(?:and|or)\b[^.;]{{0,40}}?\b{re.escape(t.head.text)}\b", original)
+           and not re.search(rf"\b{re.escape(t.text)} {re.escape(t.head.text)}\b", original)
+           for t in doc[:-1]):
+        # two of the writer's list items glued together: "an attorney politician" (of "attorney, diplomat
+        # and Democratic Party politician"; the parse of such lists is too often wrong to ask it)
+        return True
     heads = [t for t in doc if t.dep_ != "conj" and any(c.dep_ == "conj" for c in t.children)]
     for t in heads:
         items = _chain(t)
         if len(items) < 3 or any(c.dep_ == "cc" for x in items for c in x.children):
             continue
-        for u in nlp.parse(original, light=True):
+        for u in orig:
             if u.text != t.text:
                 continue
             while u.dep_ == "conj" and u.head.i < u.i:  # (the parse may start the list elsewhere)

@@ -1195,11 +1195,19 @@ def _takes_the(country: str) -> bool:
                                 "holy", "vatican", "gambia", "congo", "uk", "us"))
 
 
+_DIRECTION_BEFORE = re.compile(r"\b(?:(?:north|south)(?:-?(?:east|west))?(?:ern)?|east(?:ern)?|west(?:ern)?|central|"
+                               r"upstate|downstate|rural|coastal)\s+$")
+
+
 def _with_articles(text: str, spans: list[Span]) -> list[Span]:
     """'the USA' (the article belongs to the name) and '1936 Summer Olympics' become one span."""
     out = []
     for s in spans:
-        if s.type == "LOCATION" and s.meta.get("kind") == "country":
+        if s.type == "LOCATION" and (m := _DIRECTION_BEFORE.search(text, max(0, s.start - 16), s.start)):
+            # "central Louisiana": the direction is within the place, and goes with it ("based in
+            # central North America" was an output)
+            s = Span(m.start(), s.end, text[m.start():s.end], s.type, s.score, s.evidence, s.meta)
+        elif s.type == "LOCATION" and s.meta.get("kind") == "country":
             m = _THE_BEFORE.search(text, max(0, s.start - 5), s.start)
             if m and _takes_the(s.text):
                 s = Span(m.start(), s.end, text[m.start():s.end], s.type, s.score, s.evidence, s.meta)
