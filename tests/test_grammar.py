@@ -777,6 +777,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # a name between an adjective and its noun modifies it ("a Canadian-Jamaican Person KN kickboxer" was an output)
     ("Simon Marcus is a Canadian-Jamaican Muay Thai kickboxer who competes in the light heavyweight division. He took up "
      "Muay Thai at sixteen.", "Simon Marcus", "He is a Canadian-Jamaican kickboxer who competes"),
+    # the place of the organisation before it, with "in" ("He attended a college, a city, and ..." was an output)
+    ("Hosea Parker was a U.S. Representative. He attended Tufts College, Medford, Massachusetts, and was graduated from "
+     "the Green Mountain Liberal Institute, South Woodstock, Vermont. He won and his team won.", "Hosea Parker",
+     "He was a U.S. Representative. He attended a college in Massachusetts, and was graduated from an institute in Vermont."),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)

@@ -994,6 +994,13 @@ def _with_slot(s: Span, doc) -> Span:
     if role is not None:
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role": role})
     head, toks = _span_head(s, doc)
+    if s.type == "LOCATION" and toks and toks[0].i >= 2 and doc[toks[0].i - 1].text == "," \
+            and (org := doc[toks[0].i - 2]).pos_ == "PROPN" and (org.ent_type_ in ("ORG", "FAC") or org.lower_ in lexicon()["org_heads"]) \
+            and (toks[-1].i + 1 >= len(doc) or doc[toks[-1].i + 1].text in (",", ".", ";", ")") or doc[toks[-1].i + 1].lower_ == "and"):
+        # "Tufts College, Medford, Massachusetts": where the organisation before it is, said with "in"
+        # once generalized ("He attended a college, a city, and ..." was an output)
+        comma = doc[toks[0].i - 1].idx
+        s = Span(comma, s.end, nlp.text_of(doc)[comma:s.end], s.type, s.score, s.evidence, {**s.meta, "locates": True})
     if role == "counted" and toks:
         prev = doc[toks[0].i - 1] if toks[0].i > 0 else None
         many = prev is None or prev.lower_ not in ("one", "1", "a", "an", "single", "another")

@@ -273,6 +273,11 @@ class Generalize(Operator):
             # "the Slovak capital city, Bratislava" -> "..., Slovakia" would call the country a city;
             # "the inaugural race, the 1950 British Grand Prix" -> "..., a race" says nothing
             return Decision(None, (), f"{kind} naming the noun before it: the appositive goes", drop_unit=True)
+        if span.type == "LOCATION" and span.meta.get("locates"):
+            # ", Medford, Massachusetts" after a college: " in Massachusetts" (the span holds its comma)
+            own = span.text.lstrip(", ")
+            return Decision(f" in {rung if rung is not None else own}", tuple(f" in {a}" for a in above),
+                            f"{kind} of the organisation before it generalized to {rule.get('level', 'its kind')}, with 'in'")
         if span.type == "LOCATION" and role == "moved" and (noun := kind_noun(span)) and noun != "a continent":
             # "returned to Germany" of "returned to Reutlingen" (from Stuttgart) says he had been abroad;
             # "returned to a city in Germany" says what the text said
