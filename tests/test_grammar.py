@@ -1250,3 +1250,12 @@ def test_a_direction_and_a_province_go_with_their_place():
     found = {s.text: s for s in find_spans("He represented the district based in central Louisiana. He lives in Vancouver, BC.")}
     assert found["central Louisiana"].type == "LOCATION" and found["central Louisiana"].meta["admin1"] == "Louisiana"
     assert found["Vancouver, BC"].meta["admin1"] == "British Columbia"
+
+
+def test_a_given_name_after_a_comma_is_no_region():
+    """"His designs have been worn by ..., a city Beckham" was an output: "Estelle, Victoria Beckham" was read as
+    Estelle in the state of Victoria."""
+    found = {s.text: s.type for s in find_spans("His designs have been worn by Estelle, Victoria Beckham and Mos Def. "
+                                                "He lived in Melbourne, Victoria.")}
+    assert found.get("Victoria Beckham") == "PERSON" and "Estelle, Victoria" not in found
+    assert found.get("Melbourne, Victoria") == "LOCATION"

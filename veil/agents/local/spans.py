@@ -1284,7 +1284,9 @@ def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
                     if rinfo is None:
                         # trailing words may not be part of the region ("Paris, France in 1950")
                         parts = region.split()
-                        for k in range(len(parts) - 1, 0, -1):
+                        # (not a given name and a surname: "Estelle, Victoria Beckham" is two people, not
+                        # Estelle in the state of Victoria: "a city Beckham" was an output)
+                        for k in range(len(parts) - 1, 0, -1) if parts[0].lower() not in lex["first_names"] else ():
                             rinfo = place_info(" ".join(parts[:k]))
                             if rinfo:
                                 region = " ".join(parts[:k])
