@@ -163,6 +163,14 @@ def test_a_pointer_whose_antecedent_the_edits_took_goes_with_its_phrase(engine):
     plan.choice[plan.analysis.sentence_unit(1)] = ""
     engine.optimizer._drop_dangling(plan, task)
     assert plan.render() == "Lang is a German cyclist.", plan.render()
+    # "the" and a noun the writer named before points back too ("The brand now covers both menswear and
+    # womenswear." was an output once the brand's sentence went)
+    task, plan = plan_of("Lang is a German cyclist. In 2011, he founded a clothing brand in Bonn. "
+                         "The brand now covers both menswear and womenswear.")
+    assert [(si, n) for si, _, _, n in plan.analysis.pointers] == [(2, "brand")]
+    plan.choice[plan.analysis.sentence_unit(1)] = ""
+    engine.optimizer._drop_dangling(plan, task)
+    assert plan.render() == "Lang is a German cyclist.", plan.render()
     # "Both" counts what the sentence before named
     task, plan = plan_of("Lang is a German cyclist. He and his brother rode for Omega Pharma in 2011. "
                          "Both retired in 2012. He lives in Bonn.")

@@ -562,6 +562,13 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     pointers = [(sentence_of(t.idx), t.idx, t.head.idx + len(t.head.text), t.head.lower_)
                 for t in doc if t.dep_ == "det" and t.lower_ in _DEMONSTRATIVES and t.head.pos_ == "NOUN"
                 and t.head.i > t.i and t.head.lower_ not in _DEICTIC] if english else []
+    # "The brand now covers both menswear and womenswear.": "the" and a noun the writer named before
+    # (and nothing after it says which one) points back as "this" does
+    pointers += [(sentence_of(t.idx), t.idx, t.head.idx + len(t.head.text), t.head.lower_) for t in doc
+                 if t.dep_ == "det" and t.lower_ == "the" and t.head.pos_ == "NOUN" and t.head.i == t.i + 1
+                 and t.head.lower_ not in _DEICTIC and not any(c.dep_ in ("prep", "relcl", "acl", "poss") for c in t.head.children)
+                 and re.search(rf"\b{re.escape(t.head.lower_.rstrip('s'))}", text[:sents[sentence_of(t.idx)][0]], re.I)
+                 ] if english else []
     # "Both started in the 1930s.": a pronoun that counts what the sentence before named
     pointers += [(sentence_of(t.idx), t.idx, t.idx + len(t.text), "") for t in doc
                  if t.lower_ in ("both", "neither") and t.dep_ in ("nsubj", "nsubjpass")] if english else []
