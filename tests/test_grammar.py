@@ -951,6 +951,9 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("He received his doctorate and an M.S..", "He received his doctorate and an M.S."),
     ("In the 1990s he was awarded an LL.D. .", "In the 1990s he was awarded an LL.D."),  # (of "an LL.D. from Carleton")
     ("He was noted for his work in the United States and the United States.", "He was noted for his work in the United States."),
+    # a decade within the century beside it (of "for 1990 and 1991", each year at its own rung)
+    ("He joined the team for the late 20th century and the 1990s.", "He joined the team for the late 20th century."),
+    ("He won in the 1950s and the late 20th century.", "He won in the 1950s and the late 20th century."),
     ("He won a championship in the 1990s, the 2010s and the 2010s.", "He won a championship in the 1990s and the 2010s."),
     ("In the 2010s, he announced his retirement in the 2010s.", "In the 2010s, he announced his retirement."),
     ("He won in the 1990s, the 2000s, and the 2010s.", "He won in the 1990s, the 2000s, and the 2010s."),
@@ -1196,6 +1199,8 @@ def test_a_list_the_edits_left_without_its_and_fails():
     ("He first went in the 1930s with a goal of documenting ruins.", "Nash first went to Italy in 1936 with a goal of documenting ruins.", True),
     ("He went to a country in Europe in the 1930s with a goal.", "Nash first went to Italy in 1936 with a goal of documenting ruins.", True),
     ("He was one.", "He was one of the 47 representatives who voted against it.", True),
+    ("He was an unsuccessful candidate in the 1870s to a government body.",
+     "He was an unsuccessful candidate for reelection in 1874 to the Forty-fourth Congress.", True),
     ("He is a member of the team, and is coached.", "He is a member of the team, and is coached and trained by Alejandro Maldonado.", True),
     ("He was one of the representatives who voted against it.", "He was one of the 47 representatives who voted against it.", False),
     # a word the writer left without one stays so

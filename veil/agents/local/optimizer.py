@@ -39,7 +39,7 @@ from veil import nlp
 from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult, PrivacyResult, Task, UtilityResult
 from veil.agents.literal import (NAME_GAP, NAME_PARTICLE, NICKNAME, NICKNAMED, POSTNOMINALS, QUOTED_NICKNAME,
                                  role_said_beside)
-from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, article_for, role_noun
+from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, article_for, role_noun, year_ladder
 from veil.agents.local.p_evaluator import AttackResult, LocalPrivacyEvaluator, run_attack
 from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, plural, load_policy
 from veil.agents.local.retrieval import tokenize
@@ -84,6 +84,19 @@ def _same_period(m: re.Match) -> str:
     if " and" in m.group(2) and m.string[max(0, m.start() - 2):m.start()] == ", ":
         return "and " + m.group(1)
     return m.group(1)
+
+
+# "for the late 20th century and the 1990s" (of "for 1990 and 1991", each year at its own rung):
+# the decade is within the century, and the wider period says both
+_NESTED_PERIODS = re.compile(r"\bthe ((?:early |mid-|late )?\d{1,2}(?:st|nd|rd|th) century) and the (\d{3}0)s\b"
+                             r"|\bthe (\d{3}0)s and the ((?:early |mid-|late )?\d{1,2}(?:st|nd|rd|th) century)\b")
+
+
+def _nested_periods(m: re.Match) -> str:
+    century, decade = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+    d = int(decade)
+    within = f"the {century}" in year_ladder(d)[2:] + year_ladder(d + 9)[2:]
+    return f"the {century}" if within else m.group(0)
 
 
 _TWO_PERIODS = re.compile(rf"(?<!, )\b(the (?:early |mid-|late )?{_PERIOD}), and(?= the)")  # two items take no comma
@@ -157,6 +170,7 @@ def tidy(sentence: str) -> str:
     s = _BRACKET_RANGE.sub(lambda m: f"({m.group(1) or ''}{m.group(2)}–{m.group(3) or ''}{m.group(4)})", s)
     s = re.sub(rf"\(((?:early |mid-|late )?{_PERIOD})\s*[–-]\s*\1\)", r"(\1)", s)  # "(1870s–1870s)" -> "(1870s)"
     s = _SAME_PERIOD.sub(_same_period, s)
+    s = _NESTED_PERIODS.sub(_nested_periods, s)
     s = _TWO_PERIODS.sub(r"\1 and", s)
     s = _SAME_PLACE.sub(r"\1", s)
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
