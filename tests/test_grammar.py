@@ -789,6 +789,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Hosea Parker was a U.S. Representative. He attended Tufts College, Medford, Massachusetts, and was graduated from "
      "the Green Mountain Liberal Institute, South Woodstock, Vermont. He won and his team won.", "Hosea Parker",
      "He was a U.S. Representative. He attended a college in Massachusetts, and was graduated from an institute in Vermont."),
+    # an honour of the lexicon written as a title ("the title of the Hero of a country" was an output)
+    ("Boris Yegorov was a Soviet physician-cosmonaut. Yegorov was awarded the title of the Hero of the Soviet Union "
+     "on October 19, 1964. He won and his team won.", "Boris Yegorov",
+     "He was a Soviet physician-cosmonaut. He was awarded a national honor in the 1960s."),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)
@@ -953,6 +957,7 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("He was noted for his work in the United States and the United States.", "He was noted for his work in the United States."),
     # a decade within the century beside it (of "for 1990 and 1991", each year at its own rung)
     ("He joined the team for the late 20th century and the 1990s.", "He joined the team for the late 20th century."),
+    ("He (born in the 1980s), is a Canadian-Jamaican kickboxer.", "He (born in the 1980s) is a Canadian-Jamaican kickboxer."),
     ("He won in the 1950s and the late 20th century.", "He won in the 1950s and the late 20th century."),
     ("He won a championship in the 1990s, the 2010s and the 2010s.", "He won a championship in the 1990s and the 2010s."),
     ("In the 2010s, he announced his retirement in the 2010s.", "In the 2010s, he announced his retirement."),

@@ -158,7 +158,8 @@ def _fronted_period(s: str) -> str:
 
 
 # "He, was a painter": what a name's bracket leaves after its comma once both went
-_PRONOUN_COMMA = re.compile(r"^(He|She|They|It),\s+(is|was|are|were|has|had|became)\b", re.I)
+# (with its life dates: "He (born in the 1980s), is a kickboxer" once ", also known as X," went)
+_PRONOUN_COMMA = re.compile(r"^((?:He|She|They|It)(?: \([^()]*\))?),\s+(is|was|are|were|has|had|became)\b", re.I)
 
 
 def tidy(sentence: str) -> str:

@@ -1396,9 +1396,9 @@ def _award_names(text: str, spans: list[Span]) -> list[Span]:
     return sorted(merged, key=lambda s: s.start)
 
 
-@lru_cache(maxsize=1)
-def _event_pattern() -> re.Pattern:
-    phrases = sorted((p for p, _ in lexicon()["events"] if " " in p), key=len, reverse=True)
+@lru_cache(maxsize=2)
+def _event_pattern(table: str = "events") -> re.Pattern:
+    phrases = sorted((p for p, _ in lexicon()[table] if " " in p), key=len, reverse=True)
     return re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b", re.I)
 
 
@@ -1424,6 +1424,14 @@ def _lexicon_events(text: str) -> list[Span]:
         ladder = _lookup_phrase("events", folded[a:b])
         if ladder:
             out.append(Span(a, b, text[a:b], "EVENT", 0.7, "lexicon:event+phrase", {"ladder": ladder}))
+    # and an honour of the lexicon written as a title: "the title of Hero of the Soviet Union" ("Hero
+    # of a country" was an output: the NER found only the country)
+    for m in _event_pattern("awards").finditer(folded):
+        a, b = m.span()
+        if text[a].isupper() and " of " in folded[a:b] and (ladder := _lookup_phrase("awards", folded[a:b])):
+            if t := re.search(r"\b[Tt]he title of (?:the )?$", text[max(0, a - 20):a]):
+                a -= len(t.group(0))  # "was awarded the title of a national honor" says it twice
+            out.append(Span(a, b, text[a:b], "AWARD", 0.7, "lexicon:award+phrase", {"ladder": ladder}))
     return out
 
 
