@@ -1204,6 +1204,8 @@ def test_a_list_the_edits_left_without_its_and_fails():
     ("He first went in the 1930s with a goal of documenting ruins.", "Nash first went to Italy in 1936 with a goal of documenting ruins.", True),
     ("He went to a country in Europe in the 1930s with a goal.", "Nash first went to Italy in 1936 with a goal of documenting ruins.", True),
     ("He was one.", "He was one of the 47 representatives who voted against it.", True),
+    ("He was one of the strongest players but never qualified.",
+     "He was one of the strongest players but never qualified for the Candidates Tournament.", True),
     ("He was an unsuccessful candidate in the 1870s to a government body.",
      "He was an unsuccessful candidate for reelection in 1874 to the Forty-fourth Congress.", True),
     ("He is a member of the team, and is coached.", "He is a member of the team, and is coached and trained by Alejandro Maldonado.", True),
