@@ -1081,13 +1081,17 @@ def test_no_option_adds_a_word_of_the_label():
     assert any("a music school" in u.options for u in units if u.kind == "span"), [u.options for u in units]
 
 
-def _span_options(text: str, name: str) -> dict[str, list[str]]:
+def _span_units(text: str, name: str) -> list[tuple[str, list[str]]]:
     from veil.agents.local.generalize import GeneralizeContext, PseudonymTable
     from veil.agents.local.optimizer import analyse
 
     task = Task(original=text, doc_id="d", name=name)
     a = analyse(text, task, GeneralizeContext(pseudonyms=PseudonymTable(), doc_id="d"), load_policy(), set())
-    return {u.text: list(u.options) for u in a.units if u.kind == "span"}
+    return [(u.text, list(u.options)) for u in a.units if u.kind == "span"]
+
+
+def _span_options(text: str, name: str) -> dict[str, list[str]]:
+    return dict(_span_units(text, name))
 
 
 def test_words_a_wider_rung_would_make_false_get_no_rung():
@@ -1254,14 +1258,6 @@ def test_a_sex_before_its_noun_goes_rather_than_becoming_person():
                                    "woman in the room.", "Mary Lou Foy") if u[0] == "woman"]
     assert sorted(o for _, o in opts) == [[""], ["person"]], opts
 
-
-def _span_units(text: str, name: str) -> list[tuple[str, list[str]]]:
-    from veil.agents.local.generalize import GeneralizeContext, PseudonymTable
-    from veil.agents.local.optimizer import analyse
-
-    task = Task(original=text, doc_id="d", name=name)
-    a = analyse(text, task, GeneralizeContext(pseudonyms=PseudonymTable(), doc_id="d"), load_policy(), set())
-    return [(u.text, list(u.options)) for u in a.units if u.kind == "span"]
 
 
 def test_a_direction_and_a_province_go_with_their_place():

@@ -2090,8 +2090,6 @@ class LocalOptimizer(Optimizer):
 def _named_for(s: Span, known: list[Span]) -> bool:
     """An organisation named for the person: the known name and words no name has ("Rolf Disch
     Solar Architecture", "Harry Weese Associates"; "Person AQ" was an output)."""
-    from veil.agents.local.spans import lexicon
-
     rest = s.text
     for k in known:
         if s.start <= k.start and k.end <= s.end:

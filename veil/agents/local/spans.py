@@ -1408,7 +1408,8 @@ _EVENT_TAIL = re.compile(r" ((?:[A-Z][\w'’-]*|\d+(?:\.\d+)?)\b)")
 def _lexicon_events(text: str) -> list[Span]:
     """A capitalised event of the lexicon wherever it stands: the NER tags "the 2005 Tour de
     France" as a date and nothing else, and no word of it is rare ("In the de France" was an
-    output once the year took "Tour" with it)."""
+    output once the year took "Tour" with it). So is an honour written as a title ("Hero of the
+    Soviet Union", whose country alone the NER finds)."""
     folded = text.lower() if text.isascii() else "".join(
         (unicodedata.normalize("NFKD", c)[:1] or c).lower() for c in text)  # (fold, offset by offset)
     if len(folded) != len(text):
