@@ -252,7 +252,6 @@ def _list_lost_its_and(rendered: str, original: str) -> bool:
     American stand-up comedian, director, producer, writer." (of "..., writer, singer and voice
     artist"). A writer's own list without one stays as written."""
     doc = nlp.parse(rendered, light=True)
-    orig = nlp.parse(original, light=True)
     if any(t.head.i == t.i + 1 and t.dep_ in ("compound", "amod") and t.is_alpha and t.head.is_alpha
            and re.search(rf"\b{re.escape(t.text)},[^.;]{{0,80}}?\b(?:and|or)\b[^.;]{{0,40}}?\b{re.escape(t.head.text)}\b", original)
            and not re.search(rf"\b{re.escape(t.text)} {re.escape(t.head.text)}\b", original)
@@ -265,14 +264,23 @@ def _list_lost_its_and(rendered: str, original: str) -> bool:
         items = _chain(t)
         if len(items) < 3 or any(c.dep_ == "cc" for x in items for c in x.children):
             continue
-        for u in orig:
-            if u.text != t.text:
-                continue
-            while u.dep_ == "conj" and u.head.i < u.i:  # (the parse may start the list elsewhere)
-                u = u.head
-            if any(c.dep_ == "cc" for x in _chain(u) for c in x.children):
-                return True
+        if t.text in _listed_with_and(original):
+            return True
     return False
+
+
+@lru_cache(maxsize=50_000)
+def _listed_with_and(original: str) -> frozenset[str]:
+    """The words of the writer's sentence that stand in a list joined by "and" or "or" (kept per
+    sentence, not its parse: a parse takes 60 KiB, and the planner asks again and again)."""
+    out = set()
+    for u in nlp.parse(original, light=True):
+        v = u
+        while v.dep_ == "conj" and v.head.i < v.i:  # (the parse may start the list elsewhere)
+            v = v.head
+        if any(c.dep_ == "cc" for x in _chain(v) for c in x.children):
+            out.add(u.text)
+    return frozenset(out)
 
 
 @lru_cache(maxsize=50_000)
@@ -283,18 +291,26 @@ def _lost_complement(rendered: str, original: str) -> bool:
     goal." (of "a goal of documenting ..."). A word the writer left without one stays."""
     frames = lexicon()["complements_map"]
     doc = nlp.parse(rendered, light=True)
-    orig = None
     for t in doc:
         preps = frames.get(t.lower_)
         if not preps or any(c.i > t.i and c.lower_ in preps and c.head in (t, t.head) for c in t.sent):
             continue
-        orig = nlp.parse(original, light=True) if orig is None else orig
-        # (the writer's phrase may complete a list of such words: "is coached and trained by X")
-        if any(u.lower_ == t.lower_ and any(c.lower_ in preps and c.dep_ in ("prep", "agent")
-                                            for v in [u, *(c for c in u.children if c.dep_ == "conj")] for c in v.children)
-               for u in orig):
+        if preps & _complemented(original).get(t.lower_, frozenset()):
             return True
     return False
+
+
+@lru_cache(maxsize=50_000)
+def _complemented(original: str) -> dict[str, frozenset[str]]:
+    """Each word of the writer's sentence with the prepositions of the phrases it governs,
+    its own or a conjunct's (a list of such words: "is coached and trained by X")."""
+    out: dict[str, set[str]] = {}
+    for u in nlp.parse(original, light=True):
+        preps = {c.lower_ for v in [u, *(c for c in u.children if c.dep_ == "conj")] for c in v.children
+                 if c.dep_ in ("prep", "agent")}
+        if preps:
+            out.setdefault(u.lower_, set()).update(preps)
+    return {w: frozenset(p) for w, p in out.items()}
 
 
 def sentence_ok(rendered: str, original_has_root: bool, original_balance: tuple[int, int, int] = (0, 0, 0),
@@ -400,6 +416,9 @@ class Analysis:
 def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny: set[str]) -> Analysis:
     doc = nlp.parse(text)
     sents = nlp.sentence_spans(doc)
+    # the writer's sentences parsed alone, in one batch: the parse check of an edited sentence
+    # compares it with its original (a list's lost "and", a lost complement, the same failure)
+    nlp.prefetch([text[a:b] for a, b in sents])
     live = [s for s in doc.sents if s.text.strip()]
     has_root = [nlp.has_verbal_root(s) for s in live]
     bare = [nlp.bare_verb(s) for s in live]
