@@ -429,9 +429,36 @@ def test_a_subject_of_unknown_gender_becomes_the_role_the_text_gives_them(engine
 
 
 def test_an_organisation_of_unknown_kind_after_on_goes_with_its_phrase(engine):
-    out = anonymize(engine, "Suvir Saran is a chef. He currently lives on American Masala Farm with his partner. "
+    out = anonymize(engine, "Suvir Saran is a chef. He currently lives on the Masala Collective with his partner. "
                             "He wrote books.", name="Suvir Saran")
     assert "organization" not in out and "Masala" not in out and "He currently lives with his partner." in out, out
+
+
+def test_what_is_named_after_the_person_goes_with_its_sentence(engine):
+    """A highway, an asteroid or a species named in a person's honour finds them by itself ("Interstate
+    575 is named in his honor." stayed; "Asteroid 335" was left of its sentence, split after the number)."""
+    text = ("Mark Jones was an American entomologist. He studied crane flies at a museum. Asteroid 335 Roberta is "
+            "named in his honour. A subspecies of North American snake, Lampropeltis jonesi, was named after him. "
+            "Interstate 575 is named in his honor. He died in 1990.")
+    out = anonymize(engine, text, name="Mark Jones")
+    assert out == "He was an American entomologist. He studied crane flies at a museum. He died in the 1990s.", out
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the name's last word says what it is: "lives on a farm", "bought a ranch" ("Triple Creek Ranch" was
+    # kept whole: an object of unknown kind had no phrase to go with)
+    ("He currently lives on American Masala Farm with his partner.", "He currently lives on a farm with his partner."),
+    ("He bought Triple Creek Ranch in Montana.", "He bought a ranch in Montana."),
+    # the sessions of Congress a member sat in date the member: "Congress" stays true
+    ("He served as a Whig in the Forty-second and Forty-third Congresses.", "He served as a Whig in Congress."),
+    ("He was elected as a Whig to the 37th Congress.", "He was elected as a Whig to Congress."),
+    # a statistic's decimals ("an earned run average of 3.28" stayed exact)
+    ("He finished with an earned run average of 3.28 in his career.", "He finished with an earned run average of over 3 in his career."),
+    ("He averaged 16.3 career points.", "He averaged over 16 career points."),
+])
+def test_kinds_sessions_and_statistics_are_generalized(engine, text, expected):
+    out = anonymize(engine, f"Suvir Saran is a politician. {text} He wrote books.", name="Suvir Saran")
+    assert out == f"He is a politician. {expected} He wrote books.", out
 
 
 def test_a_sentence_the_edits_leave_nearly_empty_goes_whole(engine):
@@ -653,11 +680,12 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "He is a former Spanish World and Olympic points race champion. He rode and his team won "
      "the game, with him not factoring"),
     # the qualifiers of a title go with the name ("U.S. Person B's crushing defeat" was an output);
-    # an ordinal says which one and counts nothing ("the Eighty-ninth legislatures" was an output)
+    # an ordinal says which one and counts nothing ("the Eighty-ninth legislatures" was an output): the
+    # numbered session is "Congress"
     ("Richard White was a politician. He was elected to the historic Eighty-ninth Congress as part of the national "
      "1964 Democratic surge linked to U.S. President Lyndon B. Johnson's crushing defeat of Republican U.S. Senator "
      "Barry M. Goldwater of Arizona.", "Richard White",
-     "He was a politician. He was elected to the historic legislature as part of the national Democratic surge "
+     "He was a politician. He was elected to the historic Congress as part of the national Democratic surge "
      "linked to Person B's crushing defeat of Person C of Arizona."),
     # two organisations the NER joined are no person; a name it missed whose head says what it is
     ("Barbara Barrett is a diplomat. She also served on the boards of Space Foundation, Mayo Clinic, Exponent "

@@ -97,6 +97,9 @@ def _boundaries(doc):
         elif tok.is_alpha and tok.is_lower and re.fullmatch(r"\d{4}", prev.text) and prev.i > 0 \
                 and prev.nbor(-1).text in (".", "!", "?"):
             tok.is_sent_start = False  # "in 1992. 1995 | she was ranked": the writer's bare year opens the sentence
+        elif tok.is_alpha and tok.text.istitle() and prev.is_digit and prev.i > 0 and prev.nbor(-1).is_alpha \
+                and prev.nbor(-1).text.istitle() and prev.whitespace_:
+            tok.is_sent_start = False  # "Asteroid 335 | Roberta is named in his honour": a name's number runs on
     for m in NICKNAMED.finditer(text):
         span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
         for tok in span[1:] if span is not None else ():

@@ -582,7 +582,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         body = " ".join(text[p.start:p.end] for p in c.pieces)
         units.append(Unit(c.kind, c.start, c.end, c.sentence if c.kind != "sentence" else c.sentence, body,
                           constituent=c, tokens=list(_tokens_of(body))))
-    for s in _ranking_claims(doc, spans) if english else []:
+    for s in (_ranking_claims(doc, spans) + _eponym_claims(doc)) if english else []:
         # after the constituents: a claim's words stay deletable phrase by phrase where it cannot go whole
         d = policy.decide(s, ctx, subject)
         if not d.drop_unit and not d.replacement:
@@ -680,6 +680,38 @@ def _plain_noun(tok, spans: list[Span]) -> str | None:
     words.append(tok.text if tok.tag_ != "NNP" or tok.ent_type_ or capitalised else tok.text.lower())
     phrase = " ".join(words).replace(" - ", "-").replace(" -", "-").replace("- ", "-")
     return phrase if tok.tag_ in ("NNS", "NNPS") else f"{article_for(phrase)} {phrase}"
+
+
+_HONOUR = frozenset("honor honour memory".split())
+
+
+def _eponym_claims(doc) -> list[Span]:
+    """What is named after the person: "Interstate 575 is named in his honor.", "Asteroid 335
+    Roberta is named in his honour.", "a species named after her". One such name finds the
+    person by itself (a reader looks the highway up), whatever its kind: the naming's subject is
+    a claim (type CLAIM) and goes with its sentence where no phrase of its own holds it."""
+    out = []
+    text = nlp.text_of(doc)
+    for tok in doc:
+        if tok.lemma_.lower() not in ("name", "rename", "dedicate") or tok.pos_ != "VERB":
+            continue
+        eponym = any(
+            (c.lower_ == "in" and any(p.lower_ in _HONOUR and any(q.lower_ in ("his", "her", "their") for q in p.children)
+                                      for p in c.children if p.dep_ == "pobj"))
+            or (c.lower_ in ("after", "for", "to") and any(p.lower_ in ("him", "her", "them") for p in c.children if p.dep_ == "pobj"))
+            for c in tok.children if c.dep_ == "prep")
+        if not eponym:
+            continue
+        subject = next((c for c in tok.children if c.dep_ in ("nsubjpass", "nsubj")), None)
+        if subject is None and tok.dep_ == "acl":
+            subject = tok.head  # "a species named after her"
+        if subject is None or subject.pos_ == "PRON":
+            continue
+        left = subject.left_edge
+        right = subject if tok.dep_ == "acl" else subject.right_edge
+        a, b = left.idx, right.idx + len(right.text)
+        out.append(Span(a, b, text[a:b], "CLAIM", 0.7, "parse:eponym", {}))
+    return out
 
 
 def _ranking_claims(doc, spans: list[Span] = ()) -> list[Span]:

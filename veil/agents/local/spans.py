@@ -447,9 +447,35 @@ def _year_list_bounds(s: str) -> tuple[int, int]:
     return min(years), max(years)
 
 
+_ORDINAL_WORD = (r"(?:(?:Twenty|Thirty|Forty|Fifty|Sixty|Seventy|Eighty|Ninety|One Hundred(?: and)?)[- ]?)?"
+                 r"(?:First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth|Eleventh|Twelfth|Thirteenth|"
+                 r"Fourteenth|Fifteenth|Sixteenth|Seventeenth|Eighteenth|Nineteenth|Twentieth|Thirtieth|Fortieth|"
+                 r"Fiftieth|Sixtieth|Seventieth|Eightieth|Ninetieth|Hundredth)")
+_ORDINAL = rf"(?:\d{{1,3}}(?:st|nd|rd|th)|(?i:{_ORDINAL_WORD}))"
+# "the Forty-second and Forty-third Congresses", "the 37th Congress": which sessions a member sat
+# in dates the member to two years; "Congress" is what stays true (the NER split the ordinals into a
+# date and a number, and left the sessions as they were)
+_NUMBERED_CONGRESS = re.compile(rf"\b(?:the\s+)?{_ORDINAL}(?:(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+){_ORDINAL})*"
+                                rf"\s+(?:United\s+States\s+)?[Cc]ongress(?:es)?\b")
+# a statistic with decimals ("an earned run average of 3.28", "averaged 16.3 points"): a career's
+# exact figure; "over 3" is true of it
+_DECIMAL_STAT = re.compile(r"\b(?:of|averaged|averaging|average) (?P<n>\d{1,3}\.\d{1,3})(?![\d.%])(?!\s*(?:%|percent))"
+                           r"|(?<![\w.$£€/:,-])(?P<n2>\d{1,3}\.\d{1,3})(?=\s+(?:career\s+)?(?:points|assists|rebounds|"
+                           r"goals|blocks|steals|tackles|runs|yards|wins)\b)")
+
+
 def _regex_spans(text: str) -> list[Span]:
     out: list[Span] = []
     add = out.append
+    for m in _NUMBERED_CONGRESS.finditer(text):
+        add(Span(m.start(), m.end(), m.group(0), "ORG", 0.95, "regex:numbered_congress",
+                 {"ladder": ["Congress", "a legislature"]}))
+    for m in _DECIMAL_STAT.finditer(text):
+        name = "n" if m.group("n") else "n2"
+        v = float(m.group(name))
+        if v >= 1:
+            add(Span(m.start(name), m.end(name), m.group(name), "NUMBER", 0.8, "regex:decimal_stat",
+                     {"value": v, "ladder": [f"over {int(v)}"] if int(v) != v else []}))
     for m in _YEAR_LIST.finditer(text):
         # one span from the first year to the last: year by year, the list became "(in the 20th
         # century and the 1950s and 1960s, in the 1960s and the 1970s)"
