@@ -994,6 +994,8 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
      "He won a competition in the 2000s, the early 21st century and the 2010s."),  # "Kinzer, (born 1963), is" ("He, is" was an output)
     ("He achieved a chess title title in the 1960s.", "He achieved a chess title in the 1960s."),  # "the Grandmaster title"
     ("He said that that was a very very long race.", "He said that that was a very very long race."),  # (no kind)
+    # a bracket whose words all went ('\"Gentile\" ()' of '(non-Mormon)')
+    ('He was one of the first "Gentile" () architects.', 'He was one of the first "Gentile" architects.'),
 ])
 def test_tidy_mends_what_generalization_leaves(rendered, expected):
     """What rung-by-rung replacement leaves behind reads as one writer would put it; tidy never

@@ -190,6 +190,7 @@ def tidy(sentence: str) -> str:
     s = _AT_AGE.sub(lambda m: (m.group(2)[0].upper() if m.group(1) == "A" else m.group(2)[0]) + m.group(2)[1:], s)
     s = re.sub(r"\b([Tt]he) The(?= [A-Z])", r"\1", s)  # "in the The Netherlands"
     s = re.sub(r",\s*\)", ")", s)
+    s = re.sub(r"\s*\(\s*\)", "", s)  # a bracket whose words all went ('\"Gentile\" ()' of "(non-Mormon)")
     s = re.sub(r"\)(?=[^\W\d_])", ") ", s)  # "(born in the 1960s in California)is"
     s = _fronted_period(s)
     s = re.sub(r"([“(])\s+", r"\1", s)
