@@ -1305,3 +1305,22 @@ def test_a_given_name_after_a_comma_is_no_region():
                                                 "He lived in Melbourne, Victoria.")}
     assert found.get("Victoria Beckham") == "PERSON" and "Estelle, Victoria" not in found
     assert found.get("Melbourne, Victoria") == "LOCATION"
+
+
+def test_parses_asked_for_at_once_are_each_their_own_and_as_parsed_alone():
+    """Parses other threads ask for while the pipeline is busy go in one spaCy pipe (group commit):
+    each thread gets the parse of its own text, the same as a call of its own gives."""
+    import threading
+
+    texts = [f"In {1900 + i} he moved to Ohio, where he painted portraits of {i} farmers." for i in range(24)]
+    got: dict[str, object] = {}
+    threads = [threading.Thread(target=lambda t=t: got.__setitem__(t, nlp._parse(t, True))) for t in texts]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    alone = nlp.nlp()
+    for t in texts:
+        ref = alone(t, disable=["ner", "lemmatizer"])
+        assert got[t].text == t
+        assert [(x.tag_, x.dep_, x.head.i) for x in got[t]] == [(x.tag_, x.dep_, x.head.i) for x in ref]

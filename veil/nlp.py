@@ -196,14 +196,17 @@ def _parse(text: str, light: bool):
                 with _WAITING_LOCK:
                     todo, _WAITING[light] = _WAITING[light], OrderedDict()
                 try:
-                    docs = [model(text, disable=disable)] if len(todo) == 1 else \
-                        list(model.pipe(todo, disable=disable, batch_size=64))
-                except BaseException as e:
-                    for f in todo.values():
+                    docs = list(model.pipe(todo, disable=disable, batch_size=64)) if len(todo) > 1 else None
+                except Exception:  # one text's failure is its own: the rest are parsed one by one
+                    docs = None
+                for t, f in todo.items():
+                    if docs is not None:
+                        f.set_result(docs.pop(0))
+                        continue
+                    try:
+                        f.set_result(model(t, disable=disable))
+                    except Exception as e:
                         f.set_exception(e)
-                    raise
-                for f, doc in zip(todo.values(), docs):
-                    f.set_result(doc)
         return fut.result()
     # piece by piece, taking turns with other threads between pieces (a short request is not
     # held behind a book), then one Doc again: offsets, sentences and entities as if parsed
