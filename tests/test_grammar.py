@@ -442,6 +442,12 @@ def test_what_is_named_after_the_person_goes_with_its_sentence(engine):
             "Interstate 575 is named in his honor. He died in 1990.")
     out = anonymize(engine, text, name="Mark Jones")
     assert out == "He was an American entomologist. He studied crane flies at a museum. He died in the 1990s.", out
+    # "commemorate his name", "bears his name" ("His macaw and his saddle-back tamarin commemorate his name." was
+    # an output: species named after him read as his pets)
+    text = ("Mark Jones was a German zoologist. He studied birds. Jones's macaw (Primolius maracana) and Jones's "
+            "saddle-back tamarin commemorate his name. The genus Jonesia also bears his name. He died in 1990.")
+    out = anonymize(engine, text, name="Mark Jones")
+    assert out == "He was a German zoologist. He studied birds. He died in the 1990s.", out
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -1135,6 +1141,12 @@ def test_words_a_wider_rung_would_make_false_get_no_rung():
     assert opts["British"] == [""]
     assert opts.get("women", []) == [] and opts.get("Girls", []) == []
     assert opts["Japanese"] == ["Asian"]  # (elsewhere a nationality widens as before)
+    # a nationality as the ranked noun, a national rank, a national team: "the first European to reach a
+    # final", "the European No. 1" and "the Oceanian squad" were outputs
+    opts = _span_options("Tom Hall is a tennis player. At the Open he was the first Portuguese to reach a final. He is "
+                         "the current Greek No. 1. She qualified for the Australian squad in 2008.", "Tom Hall")
+    assert opts.get("Portuguese", []) == [] and opts.get("Greek", []) == [], opts
+    assert opts["Australian"] == [""], opts
     # the country an ambassador is sent to is the office's scope: no continent has one ("the United States
     # Ambassador to Asia" was an output); a place elsewhere widens to its continent
     opts = _span_options("Tom Hall was a diplomat. He was the Ambassador to India. He was born in Bahrain.", "Tom Hall")

@@ -248,3 +248,26 @@ def test_a_champion_title_has_a_rung():
     """"a 5 time WMC World Champion" stayed verbatim (the NER's organisation, true as no kind): a title with a rung."""
     found = by_text(find_spans("He is a 5 time WMC World Champion and a 3 time Lumpinee Stadium Champion."))
     assert found["World Champion"].type == "TITLE" and "a world champion" in found["World Champion"].meta["ladder"]
+
+
+@pytest.mark.parametrize("text, place, ladder_has, ladder_lacks", [
+    # "St." is "Saint": the Russian city, not Florida's (a Russian diplomat was "born in Florida")
+    ("Carl Osten (21 August 1828, St. Petersburg \u2013 20 May 1906, Heidelberg) was a Russian diplomat.", "St. Petersburg", ["Russia"], ["Florida"]),
+    # Valencia is Spain's and Venezuela's (the larger): no country is true of both
+    ("He was born in Valencia and became a painter.", "Valencia", [], ["Venezuela", "Spain"]),
+    # the text names the United States, not Italy: still not "studied in the United States"
+    ("An American painter, he studied in Venice.", "Venice", [], ["the United States", "Italy"]),
+    # the text names the largest's country, and no other's
+    ("He is an English footballer, born in Manchester.", "Manchester", ["England", "the United Kingdom"], []),
+    # Springfields in several states: the country, never a state ("stops in Missouri" was an output
+    # for Springfield, Illinois)
+    ("He pitched for the club in Springfield.", "Springfield", ["the United States"], ["Missouri", "Illinois"]),
+    # the region the writer gives decides
+    ("He was born in St. Petersburg, Florida.", "St. Petersburg, Florida", ["Florida"], ["Russia"]),
+])
+def test_a_city_namesakes_share_says_only_what_is_true_of_all(text, place, ladder_has, ladder_lacks):
+    from veil.agents.local.generalize import candidates
+
+    ladder = candidates(by_text(find_spans(text))[place])
+    assert all(r in ladder for r in ladder_has), ladder
+    assert not any(r in ladder for r in ladder_lacks), ladder

@@ -466,6 +466,12 @@ def _location_ladder(span: Span) -> list[str]:
     if kind == "country" and not m.get("region_given") and any(
             fold(st["name"]) == fold(span.text.removeprefix("the ")) for st in g.state_codes.values()):
         return []  # "Georgia", the country or the US state: no region is true of both ("from Asia" was an output)
+    if kind == "city" and m.get("others"):
+        # a namesake in another country the document does not rule out: only the continent they
+        # share is true ("born in Valencia" is in Spain or Venezuela; nothing when none is shared)
+        conts = {m.get("continent")} | {g.country_by_code.get(o, {}).get("continent") for o in m["others"]}
+        shared = _continent_name(conts.pop()) if len(conts) == 1 else None
+        return [shared, "a place"] if shared else []
     out: list[str] = []
     cc = m.get("country_code")
     country = g.country_by_code.get(cc, {}).get("name") if cc else None

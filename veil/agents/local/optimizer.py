@@ -133,6 +133,10 @@ DROP_KINDS = ("prepositional phrase", "appositive", "parenthetical", "conjunct",
               "relative clause", "participial clause", "modifier")
 MAX_DROP_TOKENS = 12
 STUB_TOKENS = 2  # an edited sentence with this many content words or fewer left is a stub (see _drop_stubs)
+# the tokens of the generic words that replacements put in (see generalize.GENERAL): they say nothing new
+_FILLER_TOKENS = frozenset(tokenize("organization organizations team teams competition competitions event events "
+                                    "award awards place places city country person people work works product "
+                                    "products decade year century period"))
 _NOT_A_NAME_TYPES = frozenset({"ORG", "LOCATION", "PRODUCT", "WORK", "EVENT", "AWARD", "TITLE"})
 # what the pattern recognizers find in any language (Presidio's and VEIL_PATTERNS)
 LANGUAGE_INDEPENDENT = frozenset({"EMAIL", "PHONE", "URL", "ID", "ADDRESS", "DOB", "DENY"})
@@ -694,13 +698,18 @@ def _eponym_claims(doc) -> list[Span]:
     out = []
     text = nlp.text_of(doc)
     for tok in doc:
-        if tok.lemma_.lower() not in ("name", "rename", "dedicate") or tok.pos_ != "VERB":
+        if tok.lemma_.lower() in ("commemorate", "bear", "carry", "perpetuate") and tok.pos_ == "VERB":
+            # "Illiger's macaw and Illiger's tamarin commemorate his name", "The genus also bears his name"
+            eponym = any(c.dep_ == "dobj" and c.lower_ == "name" and any(q.lower_ in ("his", "her", "their") for q in c.children)
+                         for c in tok.children)
+        elif tok.lemma_.lower() not in ("name", "rename", "dedicate") or tok.pos_ != "VERB":
             continue
-        eponym = any(
-            (c.lower_ == "in" and any(p.lower_ in _HONOUR and any(q.lower_ in ("his", "her", "their") for q in p.children)
-                                      for p in c.children if p.dep_ == "pobj"))
-            or (c.lower_ in ("after", "for", "to") and any(p.lower_ in ("him", "her", "them") for p in c.children if p.dep_ == "pobj"))
-            for c in tok.children if c.dep_ == "prep")
+        else:
+            eponym = any(
+                (c.lower_ == "in" and any(p.lower_ in _HONOUR and any(q.lower_ in ("his", "her", "their") for q in p.children)
+                                          for p in c.children if p.dep_ == "pobj"))
+                or (c.lower_ in ("after", "for", "to") and any(p.lower_ in ("him", "her", "them") for p in c.children if p.dep_ == "pobj"))
+                for c in tok.children if c.dep_ == "prep")
         if not eponym:
             continue
         subject = next((c for c in tok.children if c.dep_ in ("nsubjpass", "nsubj")), None)
@@ -811,6 +820,11 @@ _ARGUMENT_DEPS = ("nsubj", "nsubjpass", "dobj", "dative", "iobj", "oprd")
 _CATEGORY_NOUNS = frozenset("women men girls boys ladies gentlemen woman man girl boy lady".split())
 _OFFICES = frozenset("ambassador consul envoy minister representative commissioner delegate attaché ambassadorship "
                      "embassy consulate chancellor premier".split())
+# what a country has one of, or holds: "the Australian squad" is no "Oceanian squad", "the
+# Greek record" no "European record" (a continent's team or record is another thing)
+_NATIONAL = frozenset("""team teams squad squads side eleven federation association league championship
+championships champion champions title titles record records cup army navy government parliament
+senate congress police""".split())
 
 
 def _bare_noun_article(s: Span, doc, text: str) -> str | None:
@@ -842,7 +856,12 @@ def _nationality_of(s: Span, doc) -> str | None:
     false: a rank ("the first Dutch professional player") or an office held for that country
     ("the British Ambassador")."""
     head, toks = _span_head(s, doc)
-    if head is None or head.dep_ not in ("amod", "compound", "nmod"):
+    if head is None:
+        return None
+    if head.dep_ not in ("amod", "compound", "nmod"):
+        # the nationality as a noun: "he was the first Portuguese to reach a final"
+        if any(c.i < head.i and (c.lower_ in RANKING or c.tag_ in ("JJS", "RBS") or is_ordinal(c)) for c in head.children):
+            return "ranked"
         return None
     noun = head.head
     while noun.dep_ == "compound" and noun.head.i > noun.i:
@@ -851,6 +870,10 @@ def _nationality_of(s: Span, doc) -> str | None:
         return "office"
     if any(c.i < head.i and (c.lower_ in RANKING or c.tag_ in ("JJS", "RBS") or is_ordinal(c)) for c in noun.children):
         return "ranked"
+    if noun.lower_ in ("no", "number") or (head.i + 1 < len(doc) and doc[head.i + 1].lower_ in ("no", "no.", "number")):
+        return "ranked"  # "the current Greek No. 1" is no "European No. 1"
+    if noun.lemma_.lower() in _NATIONAL:
+        return "office"
     return None
 
 
@@ -1913,17 +1936,28 @@ class LocalOptimizer(Optimizer):
         protected = self._protected(task)
         sentence_unit = {u.sentence: k for k, u in enumerate(plan.units) if u.kind == "sentence"}
         live = [si for si in sorted(sentence_unit) if sentence_unit[si] not in plan.choice]
+        said = set(plan.sentence_tokens(live[0])) if live else set()
         for si in live[1:]:
             k = sentence_unit[si]
+            now = plan.sentence_tokens(si) if k not in plan.choice else Counter()
             if k in plan.choice or not any(i in plan.choice for i in plan.analysis.by_sentence(si)):
+                said |= set(now)
                 continue
-            now, before = plan.sentence_tokens(si), plan.sentence_tokens(si, {})
-            if len(now) > STUB_TOKENS or len(before) < 2 * STUB_TOKENS + 1 or \
-                    any(self._is_protected(t, protected) for t in now):
+            before = plan.sentence_tokens(si, {})
+            # (what an earlier sentence says protects nothing here: "He was also a player." after
+            # "He is a tennis player.")
+            new = [t for t in now if t not in said]
+            stub = len(now) <= STUB_TOKENS and len(before) >= 2 * STUB_TOKENS + 1
+            # an edited sentence that only says again what was said, with a placeholder or a
+            # period ("He was the trainer in the 1980s.", "He was also a player.")
+            said_again = len(now) <= 2 * STUB_TOKENS and not any(t not in _FILLER_TOKENS and not t.isdigit() for t in new)
+            if not (stub or said_again) or any(self._is_protected(t, protected) for t in new):
+                said |= set(now)
                 continue
             if sum(1 for x in sentence_unit.values() if x not in plan.choice) <= 1:
                 break
-            self._drop_for_good(plan, k, "what the edits left of the sentence says next to nothing")
+            self._drop_for_good(plan, k, "what the edits left of the sentence says next to nothing"
+                                if stub else "what the edits left of the sentence only says again what was said")
 
     def _drop_dangling(self, plan: Plan, task: Task) -> None:
         """A demonstrative whose antecedent the edits took ("She played for a team that took first

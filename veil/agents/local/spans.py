@@ -144,16 +144,36 @@ def _build_gazetteer() -> Gazetteer:
             regions[fold(re.sub(r"^the ", "", name))] = {"name": name, "country": cc}
     never = lex["place_never_set"]
     cities: dict[str, dict] = {}
+    namesakes: dict[str, list[dict]] = {}
     for c in gc.get_cities().values():
-        key = fold(c["name"])
+        key = city_key(c["name"])
         if key in never or len(key) < 3:
             continue
+        namesakes.setdefault(key, []).append(c)
         cur = cities.get(key)
         if cur is None or c["population"] > cur["population"]:
             cities[key] = {
                 "name": c["name"], "geonameid": c["geonameid"], "country_code": c["countrycode"],
                 "admin1": c.get("admin1code"), "population": c["population"],
             }
+    # a name two countries' cities share, the smaller not far smaller: "Valencia" (Venezuela's is
+    # the larger), "St. Petersburg" (Russia, and Florida's), "Birmingham" (England, Alabama). The
+    # largest alone made "born in St. Petersburg" of a Russian diplomat "born in Florida"; the
+    # document's other places and nationalities choose (:func:`_namesakes_chosen`)
+    # (a namesake in the same country, in another state, leaves the state unsaid: "Springfield")
+    for key, group in namesakes.items():
+        top = cities[key]
+        others = []
+        for c in group:
+            if c["population"] < _NAMESAKE_SHARE * top["population"] or c["geonameid"] == top["geonameid"]:
+                continue
+            if c["countrycode"] != top["country_code"]:
+                if c["countrycode"] not in others:
+                    others.append(c["countrycode"])
+            elif c.get("admin1code") != top["admin1"]:
+                top["state_unsure"] = True
+        if others:
+            top["others"] = tuple(others)
     # English and other exonyms of large cities ("Seville" for Sevilla, "Aarhus" for Århus):
     # geonames' alternate names, Latin script, capitalised, never over a primary name, a
     # country or a word veil's lexicons know as something else
@@ -162,7 +182,7 @@ def _build_gazetteer() -> Gazetteer:
         if c["population"] < 100_000:
             continue
         for alt in c.get("alternatenames") or ():
-            key = fold(alt)
+            key = city_key(alt)
             if (len(key) < 4 or key in taken or not _EXONYM.fullmatch(alt)
                     or (key in cities and cities[key]["population"] >= c["population"])):
                 continue
@@ -173,6 +193,20 @@ def _build_gazetteer() -> Gazetteer:
         continents=continents, continent_names={fold(v): k for k, v in continents.items()}, regions=regions,
         aliases={fold(k): v for k, v in lex["place_aliases"].items()},
     )
+
+
+# how large a namesake must be, as a share of the largest, for a city's name not to say its
+# country (or state): Manchester, New Hampshire (110,000 beside 569,000) counts; London,
+# Ontario (422,000 beside 8.96 million) and Florida's St. Petersburg (257,000 beside 5.35
+# million) do not: writers name their region ("St. Petersburg, Florida")
+_NAMESAKE_SHARE = 0.1
+_SAINT = re.compile(r"^(st|ste)\.?\s+")
+
+
+def city_key(name: str) -> str:
+    """A city name's key in the gazetteer: folded, with "St." and "Ste." spelled out ("St.
+    Petersburg" is geonames' "Saint Petersburg")."""
+    return _SAINT.sub(lambda m: "saint " if m.group(1) == "st" else "sainte ", fold(name))
 
 
 _EXONYM = re.compile(r"[A-Z][a-z\u00e0-\u00ff]+(?:[ -][A-Z][a-z\u00e0-\u00ff]+)?")
@@ -208,12 +242,17 @@ def place_info(name: str) -> dict | None:
                 "continent": g.country_by_code[r["country"]]["continent"]}
     if key in g.continent_names:
         return {"kind": "continent", "name": name, "continent": g.continent_names[key]}
-    if key in g.cities:
-        c = g.cities[key]
-        return {"kind": "city", "name": c["name"], "geonameid": c["geonameid"], "country_code": c["country_code"],
+    if (ck := city_key(name)) in g.cities:
+        c = g.cities[ck]
+        info = {"kind": "city", "name": c["name"], "geonameid": c["geonameid"], "country_code": c["country_code"],
                 "admin1": admin1_name(c["country_code"], c["admin1"]),
                 "continent": g.country_by_code.get(c["country_code"], {}).get("continent"),
                 "population": c["population"]}
+        if c.get("others"):
+            info["others"] = c["others"]
+        if c.get("state_unsure"):
+            info.update(admin1=None, state_unsure=True)
+        return info
     return None
 
 
@@ -1327,6 +1366,7 @@ def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
                             "admin1": rinfo.get("admin1") if rinfo["kind"] == "admin1" else None,
                             "continent": rinfo.get("continent"), "region_given": True}
                     if cinfo and cinfo.get("kind") == "city" and cinfo.get("country_code") == meta["country_code"] \
+                            and not cinfo.get("state_unsure") \
                             and (rinfo["kind"] != "admin1" or cinfo.get("admin1") in (None, rinfo.get("admin1"))):
                         # (not the Albany of New York for "Albany, Georgia")
                         meta["geonameid"] = cinfo.get("geonameid")
@@ -1393,7 +1433,7 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     candidates = [s for s in candidates if s.type in DIRECT_TYPES
                   or not any(s.start < d.end and d.start < s.end for d in direct)]
     spans = _award_names(text, _rare_names(text, doc, _whole_hyphenated(text, resolve_overlaps(candidates))))
-    return tuple(_same_place(spans))
+    return tuple(_namesakes_chosen(_same_place(spans)))
 
 
 _AWARD_HEADS = {"medal": "a medal", "award": "an award", "prize": "a prize", "trophy": "a trophy"}
@@ -1601,6 +1641,24 @@ def _same_place(spans: list[Span]) -> list[Span]:
                  {k: v for k, v in given[s.meta["name"]].items() if k != "region_given"})
             if s.type == "LOCATION" and not s.meta.get("region_given") and s.meta.get("name") in given
             and s.meta.get("kind") == given[s.meta["name"]].get("kind") else s
+            for s in spans]
+
+
+def _namesakes_chosen(spans: list[Span]) -> list[Span]:
+    """A city whose name other countries' cities share (``meta["others"]``) is the largest
+    where the document names the largest's country elsewhere (a place or a nationality) and
+    none of the others': "Manchester" beside "English". Otherwise the span keeps ``others`` and
+    its ladder says only what is true of all of them
+    (:func:`veil.agents.local.generalize._location_ladder`). The text never makes it a smaller
+    namesake: an American painter who studied in Venice studied in Italy."""
+    if not any(s.type == "LOCATION" and s.meta.get("others") for s in spans):
+        return spans
+    named = {s.meta["country_code"] for s in spans if s.type in ("LOCATION", "NATIONALITY")
+             and s.meta.get("country_code") and not s.meta.get("others")}
+    return [Span(s.start, s.end, s.text, s.type, s.score, s.evidence + "+namesake",
+                 {k: v for k, v in s.meta.items() if k != "others"})
+            if s.type == "LOCATION" and s.meta.get("others") and s.meta.get("country_code") in named
+            and not named.intersection(s.meta["others"]) else s
             for s in spans]
 
 
