@@ -348,6 +348,9 @@ def anonymize(engine, text: str, name: str | None = None, doc_id: str = "d") -> 
     # Canadian orders ("He, an organization (early 20th century–2010s) was" was an output of "Yalden, CC (...)")
     ("Maxwell Freeman Yalden, CC (April 12, 1930 – February 9, 2015) was a Canadian civil servant. He won and his team won.",
      "Maxwell Freeman Yalden", "He was a Canadian civil servant."),
+    # Portuguese orders ("She, an organization (born in the 1960s) is" was an output of "Fátima Lopes, ComIH (...)")
+    ("Fátima Lopes, ComIH (born March 8, 1965) is a Portuguese fashion designer. She won and her team won.",
+     "Fátima Lopes", "She is a Portuguese fashion designer."),
     # an alternative given name ("Person ATC (in the 1760s – ...) was" was an output: two people, neither her)
     ("Maria Anna Barbara or Babette Ployer (2 September 1765 – before April 1811) was an Austrian pianist. She won and her "
      "team won.", "Barbara Ployer", "She was an Austrian pianist."),
@@ -1147,6 +1150,10 @@ def test_words_a_wider_rung_would_make_false_get_no_rung():
                          "the current Greek No. 1. She qualified for the Australian squad in 2008.", "Tom Hall")
     assert opts.get("Portuguese", []) == [] and opts.get("Greek", []) == [], opts
     assert opts["Australian"] == [""], opts
+    # a title said of a person names its holder ("her parent is a chess title" was an output)
+    units = _span_units("Anna Sty is a chess player. Her father Viacheslav is an International Master and a trainer. She holds the "
+                        "title of International Master.", "Anna Sty")
+    assert [o for t, o in units if t == "International Master"] == [["a titled chess player"], ["a chess title"]], units
     # the country an ambassador is sent to is the office's scope: no continent has one ("the United States
     # Ambassador to Asia" was an output); a place elsewhere widens to its continent
     opts = _span_options("Tom Hall was a diplomat. He was the Ambassador to India. He was born in Bahrain.", "Tom Hall")
@@ -1336,3 +1343,18 @@ def test_parses_asked_for_at_once_are_each_their_own_and_as_parsed_alone():
         ref = alone(t, disable=["ner", "lemmatizer"])
         assert got[t].text == t
         assert [(x.tag_, x.dep_, x.head.i) for x in got[t]] == [(x.tag_, x.dep_, x.head.i) for x in ref]
+
+
+def test_a_unique_claim_goes_with_its_sentence_where_another_sentence_says_the_label(engine):
+    """A ranking claim takes its sentence even where the sentence says the label, when another
+    sentence says it too ("In doing so, they became only the fifth pair in tennis history." stayed
+    for a tennis player, its "to complete a Career Grand Slam" cut); "the oldest ever player to ..."
+    is a claim though the parse hangs "the" on the superlative."""
+    text = ("Roberta Vinci is an Italian tennis player. At 33, she is also the oldest ever player to make her first "
+            "appearance in the Top 10. In 2012 she won the French Open with Sara Errani. In doing so, they became "
+            "only the fifth pair in tennis history to complete a Career Grand Slam. Vinci won 10 titles.")
+    task = Task(original=text, doc_id="d", name="Roberta Vinci", label="Tennis Player")
+    batch = asyncio.run(engine.prepare([Document(id="d", text=text, name="Roberta Vinci", label="Tennis Player")]))
+    out = asyncio.run(engine.optimizer.optimize(text, task, "privacy", PrivacyResult(score=1, k=10),
+                                                UtilityResult(score=1.0), [], batch=batch)).text
+    assert "pair" not in out and "oldest" not in out and "tennis player" in out, out

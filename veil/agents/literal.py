@@ -73,7 +73,9 @@ POSTNOMINALS = re.compile(r"(?:,?\s+(?:MBE|OBE|CBE|KBE|DBE|GBE|GCMG|GCB|GCVO|GCS
                           # degrees and professional fellowships ("John Holmes Jellett OBE, DSc, MA" left "He, MA")
                           r"MA|MSc|BSc|BA|MD|LLD|LLB|DPhil|MPhil|DD|MP|FICE|FIMechE|FIEE|FRIBA|FRCO|FRAS|FGS|FLS|FZS|"
                           # Canadian and Australian orders, fellowships ("Maxwell Freeman Yalden, CC" left "He, an organization")
-                          r"CC|OC|CM|CQ|OOnt|OBC|AOE|SOM|ONL|PC|OAM|FRSC|FAIA|FRACP|FRCPC|FRCSC|FMedSci)(?![\w])"
+                          r"CC|OC|CM|CQ|OOnt|OBC|AOE|SOM|ONL|PC|OAM|FRSC|FAIA|FRACP|FRCPC|FRCSC|FMedSci|"
+                          # Portuguese orders ("Fátima Lopes, ComIH" left "She, an organization")
+                          r"(?:Com|GO|GC)(?:IH|C|SE|M|L|A|TE|MAI|IP|PI|IM|ME))(?![\w])"
                           r"(?![ \t]*\d)"  # (", MA 02139": a state and its ZIP code)
                           r"(?![ \t]+[A-Z][a-z]))+")  # not "John Smith, AC Milan coach"
 # a whole name written with a nickname: 'Clarence Leonard "Kelly" Johnson', 'Andreas Nikolaus "Niki" Lauda, Jr.'

@@ -593,7 +593,10 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         if not d.drop_unit and not d.replacement:
             continue
         si = sentence_of(s.start)
-        said_label = bool(label_stems & set(_tokens_of(text[slice(*sents[si])])))
+        # (a sentence that says the label may still go where another sentence says it too:
+        # "In doing so, they became only the fifth pair in tennis history ..." of a tennis player)
+        said_label = bool(label_stems & set(_tokens_of(text[slice(*sents[si])]))) and not any(
+            label_stems & set(_tokens_of(text[slice(*sents[k])])) for k in range(len(sents)) if k != si)
         units.append(Unit("span", s.start, s.end, si, s.text, span=s, options=[d.replacement] if d.replacement else [],
                           policy=d.replacement, drop_unit=d.drop_unit,
                           or_sentence=d.or_sentence and not said_label, reason=d.reason,
@@ -739,11 +742,13 @@ def _ranking_claims(doc, spans: list[Span] = ()) -> list[Span]:
         if tok.lower_ in _RANKED_THINGS or tok.lemma_.lower() in _RANKED_THINGS or not _about_a_person(tok):
             continue
         before = [c for c in tok.children if c.i < tok.i]
-        if not any(c.dep_ == "det" and c.lower_ == "the" for c in before):
+        # (the parse may hang "the" and the superlative on each other: "the oldest ever player to ...")
+        pre = doc[tok.left_edge.i:tok.i]
+        if not any(t.dep_ == "det" and t.lower_ == "the" for t in pre):
             continue
         ranked = tok.lower_ in RANKING or tok.tag_ == "JJS" or any(
             c.lower_ in RANKING or is_ordinal(c) or c.tag_ == "JJS" or (c.dep_ == "amod" and any(g.tag_ == "RBS" for g in c.children))
-            for c in before)
+            for c in before) or any(t.tag_ == "JJS" and t.head.i in range(tok.left_edge.i, tok.i) for t in pre)
         if not ranked:
             continue
         right = tok

@@ -109,7 +109,15 @@ class Keep(Operator):
 
     def decide(self, span, ctx, rule, subject):
         ladder = candidates(span, ctx=ctx)
+        if span.type == "TITLE" and span.meta.get("role") == "attribute":
+            # "her father is an International Master": a person is no "chess title" (an output);
+            # only a rung that names its holder is true there
+            ladder = [_TITLE_HOLDERS[r] for r in ladder if r in _TITLE_HOLDERS]
         return Decision(None, tuple(ladder), "kept by the policy")
+
+
+# the holder of a title a ladder names, for a title said of a person ("he is a Grandmaster")
+_TITLE_HOLDERS = {"a chess title": "a titled chess player"}
 
 
 _MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b", re.I)
