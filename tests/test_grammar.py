@@ -1358,3 +1358,42 @@ def test_a_unique_claim_goes_with_its_sentence_where_another_sentence_says_the_l
     out = asyncio.run(engine.optimizer.optimize(text, task, "privacy", PrivacyResult(score=1, k=10),
                                                 UtilityResult(score=1.0), [], batch=batch)).text
     assert "pair" not in out and "oldest" not in out and "tennis player" in out, out
+
+
+def test_a_sentence_that_points_back_at_a_deleted_one_goes_with_it(engine):
+    """"Other nominees include Person ARF." stayed after the nomination's sentence went; a sentence
+    that opens with "Other", "In doing so", "It" ... goes with the sentence it points back at."""
+    from veil.agents.local.optimizer import Plan
+
+    text = ("Ronald Turini is a Canadian pianist. In 1968 his recording of the Hindemith Sonata was nominated for a "
+            "Grammy Award. Other nominees include Julian Bream. He taught piano.")
+    task = Task(original=text, doc_id="d", name="Ronald Turini", label="Pianist")
+    batch = asyncio.run(engine.prepare([Document(id="d", text=text, name="Ronald Turini", label="Pianist")]))
+    opt = engine.optimizer
+    plan = opt.base_plan(task, batch)
+    by_sentence = {u.sentence: k for k, u in enumerate(plan.units) if u.kind == "sentence"}
+    plan.choice[by_sentence[1]] = ""
+    opt._drop_orphans(plan, task)
+    assert plan.choice.get(by_sentence[2]) == "" and by_sentence[3] not in plan.choice, plan.render()
+    assert plan.render().startswith("He is a Canadian pianist.") and "nominees" not in plan.render(), plan.render()
+
+
+def test_a_town_a_footballer_signs_for_is_its_team():
+    """"He signed for Person AIR" was an output of "He signed for Chester" (a given name to the
+    lexicon, a town to the gazetteer): after "signed for" it is the town's team."""
+    opts = _span_options("Simon Marples is an English football defender. He signed for Chester in the summer of 2006.",
+                         "Simon Marples")
+    assert opts["Chester"] == ["a team"], opts
+    # a person after other verbs stays a person
+    opts = _span_options("Simon Marples is an English football defender. He met Chester Brown in 2006.", "Simon Marples")
+    assert any(o.startswith("Person ") for o in opts["Chester Brown"]), opts
+
+
+def test_a_season_of_a_year_generalizes_with_its_year(engine):
+    """"in the summer of the 2000s" and "A summer the 2000s refurbishment" were outputs: the season
+    goes with its year."""
+    out = anonymize(engine, "Tom Hall is an architect. A summer 2007 refurbishment of the room retained his drapery "
+                            "design. He signed for the club in the summer of 2006 on a free transfer. In spring 1990 he "
+                            "moved.", name="Tom Hall")
+    assert out == ("He is an architect. A refurbishment of the room retained his drapery design. He signed for the "
+                   "club in the 2000s on a free transfer. In the 1990s he moved."), out

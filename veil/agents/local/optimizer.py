@@ -150,6 +150,12 @@ united national country city state""".split())
 _CONNECTIVE = re.compile(r"(?:However|Also|Moreover|Furthermore|Nevertheless|Nonetheless|In addition|Additionally|"
                          r"Still|Instead|Meanwhile|Consequently|Therefore|Thus|As a result|Likewise|Similarly),\s+(?=[a-z])")
 _ANAPHOR = re.compile(r"(?:It|Its|This|That|These|Those|Such|They|Their|There|The same|Membership|Both|Each)\b")
+# a sentence that opens by pointing back at the one before it, beyond _ANAPHOR: "Other nominees
+# include X.", "In doing so, they became ...", "Since then, he has ..." (outputs whose sentence
+# before had gone)
+_ORPHAN = re.compile(r"(?:Other|Another|In doing so|By doing so|Since then|The following|Following this|After this|"
+                     r"Despite this|Because of this|During this|In this|At this|That same|Later that|The latter|"
+                     r"The former|The two|The pair|The couple|The duo)\b")
 _FRONTED_PERIOD = re.compile(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})(,?\s+)"
                              r"(He|She|They|We|It|His|Her|Their|he|she|they|we|I|it|his|her|their)\b")
 
@@ -1964,6 +1970,29 @@ class LocalOptimizer(Optimizer):
             self._drop_for_good(plan, k, "what the edits left of the sentence says next to nothing"
                                 if stub else "what the edits left of the sentence only says again what was said")
 
+    def _drop_orphans(self, plan: Plan, task: Task) -> None:
+        """A sentence that opens by pointing back (:data:`_ANAPHOR`, :data:`_ORPHAN`) at a
+        sentence the edits deleted goes too, whichever edit deleted it ("Other nominees include
+        Person ARF." after the nomination's sentence went); never the text's first, nor one that
+        alone says the label. Part of the floor."""
+        protected = self._protected(task)
+        by_sentence = {u.sentence: k for k, u in enumerate(plan.units) if u.kind == "sentence"}
+        text, sents = plan.analysis.text, plan.analysis.sentences
+        for si in range(1, len(sents)):
+            k, prev = by_sentence.get(si), by_sentence.get(si - 1)
+            if k is None or prev is None or k in plan.choice or plan.choice.get(prev) != "":
+                continue
+            head = text[slice(*sents[si])].lstrip()
+            if not (_ANAPHOR.match(head) or _ORPHAN.match(head)):
+                continue
+            said: set[str] = set()
+            for x in range(si):
+                if by_sentence.get(x) not in plan.choice:
+                    said |= set(plan.sentence_tokens(x))
+            if not said or any(self._is_protected(t, protected) for t in plan.units[k].tokens if t not in said):
+                continue  # (the label said before protects nothing here)
+            self._drop_for_good(plan, k, "refers back to a deleted sentence")
+
     def _drop_dangling(self, plan: Plan, task: Task) -> None:
         """A demonstrative whose antecedent the edits took ("She played for a team that took first
         place. In this competition she also won the prize", "He retired at the end of that season"
@@ -2153,6 +2182,7 @@ class LocalOptimizer(Optimizer):
         if key not in plans:
             plan = self.privacy_plan(task, batch, clues)
             self._drop_stubs(plan, task)
+            self._drop_orphans(plan, task)
             self._drop_dangling(plan, task)
             if mode == "utility":
                 plan.restored = self.restore(plan, task, batch)

@@ -436,6 +436,16 @@ def confirmed_person(span: Span, ctx: GeneralizeContext) -> bool:
     return False
 
 
+def _signed_for_a_town(span: Span) -> bool:
+    """"He signed for Chester", "loaned to Preston": a footballer's verb and a town's name (the
+    NER's person, "Person AIR", was an output) is the town's team; "played for Ellington" may
+    still be a bandleader."""
+    from veil.agents.local.spans import place_info
+
+    gov = tuple(span.meta.get("governor") or ())
+    return gov in (("sign", "for"), ("loan", "to")) and (place_info(span.text.strip()) or {}).get("kind") == "city"
+
+
 class Person(Operator):
     """The subject: a pronoun that fits the mention's slot (subject, object, possessive) when the
     text already says which; every other person: a consistent pseudonym."""
@@ -475,6 +485,9 @@ class Person(Operator):
             # "in" a name is a venue more often than a person; a pseudonym there invents one
             return Decision(pseudo, (), "a name after 'at' or 'in' (a venue more often than a person): its phrase goes",
                             drop_unit=True, or_sentence=True)
+        if not subject.is_subject(span) and _signed_for_a_town(span) and " " not in span.text.strip():
+            # (a given name too: "Chester")
+            return Decision("a team", (), f"a town's name after '{_governor(span)}' is its team")
         if not subject.is_subject(span) and not confirmed_person(span, ctx) and (kind := slot_kind(span)) \
                 and (kind != "a team" or " " in span.text.strip()):
             # "plays for Blyth Spartans" (not "played for Ellington": one word may be a bandleader),

@@ -408,6 +408,11 @@ RE_DMY = re.compile(_ON + rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<
 RE_MDY = re.compile(_ON + rf"\b(?P<m>{_MONTH})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(?P<y>{_YEAR})\b")
 RE_ISO = re.compile(_ON + rf"\b(?P<y>{_YEAR})-(?P<mm>0[1-9]|1[0-2])-(?P<d>[0-3]\d)\b")
 RE_MY = re.compile(rf"\b(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
+# a season of a year, with its article: "in the summer of 2006" -> "in the 2000s" ("in the summer
+# of the 2000s" was an output), "A summer 2007 refurbishment" -> "A refurbishment" ("A summer
+# the 2000s refurbishment" was one)
+RE_SEASON_YEAR = re.compile(rf"\b(?:the\s+)?(?:(?:early|late|mid-?)\s*)?(?:spring|summer|autumn|fall|winter)"
+                            rf"(?:\s+of)?\s+(?P<y>{_YEAR})\b", re.I)
 RE_DM = re.compile(_ON + rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?)\b(?!\s*,?\s*\d)")
 RE_RANGE = re.compile(rf"\b(?P<a>{_YEAR})(?:–|—|-)(?P<b>{_YEAR}|\d{{2}})\b")
 RE_YEAR = re.compile(rf"(?<![\d$£€.,/-])\b(?P<y>{_YEAR})\b(?![\d,]*\s*(?:%|percent|km|kilometres|kilometers|meters|metres|m\b|ft|feet|miles|people|copies|units|kg|pounds))(?!(?:,\d|\.\d|-\d|s\b|'s\b))")
@@ -542,6 +547,10 @@ def _regex_spans(text: str) -> list[Span]:
         meta = {"year": int(m.group("y")), "month": _month_num(m.group("m")), "granularity": "month"}
         meta.update(_date_meta(text, m.start()))
         add(Span(m.start(), m.end(), m.group(0), "DATE", 0.9, "regex:month_year", meta))
+    for m in RE_SEASON_YEAR.finditer(text):
+        meta = {"year": int(m.group("y")), "granularity": "season"}
+        meta.update(_date_meta(text, m.start()))
+        add(Span(m.start(), m.end(), m.group(0), "DATE", 0.9, "regex:season_year", meta))
     for m in RE_DM.finditer(text):
         mon = m.group("m1") or m.group("m2")
         day = m.group("d1") or m.group("d2")
