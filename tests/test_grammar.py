@@ -1154,6 +1154,10 @@ def test_words_a_wider_rung_would_make_false_get_no_rung():
     units = _span_units("Anna Sty is a chess player. Her father Viacheslav is an International Master and a trainer. She holds the "
                         "title of International Master.", "Anna Sty")
     assert [o for t, o in units if t == "International Master"] == [["a titled chess player"], ["a chess title"]], units
+    # (a rung that names a holder stays one: "He is a multiple-time WMC World Champion" was an output)
+    opts = _span_options("Tom Hall is a kickboxer. He is a 5 time WMC World Champion and a 3 time Lumpinee Stadium "
+                         "Champion.", "Tom Hall")
+    assert opts["WMC World Champion"][:1] == ["a world champion"], opts
     # the country an ambassador is sent to is the office's scope: no continent has one ("the United States
     # Ambassador to Asia" was an output); a place elsewhere widens to its continent
     opts = _span_options("Tom Hall was a diplomat. He was the Ambassador to India. He was born in Bahrain.", "Tom Hall")
@@ -1245,6 +1249,12 @@ def test_a_list_the_edits_left_without_its_and_fails():
     original = "Tom Perriello (born October 9, 1974) is an American attorney, diplomat and Democratic Party politician."
     assert _list_lost_its_and("He is an attorney politician.", original)
     assert not _list_lost_its_and("He is an attorney and politician.", original)
+    # two items left with a comma alone ("He is a comedian, writer." was an output)
+    original = "Dylan Moran (born 3 November 1971) is an Irish comedian, writer, actor and filmmaker."
+    assert _list_lost_its_and("He is a comedian, writer.", original)
+    assert not _list_lost_its_and("He is a comedian and writer.", original)
+    assert not _list_lost_its_and("He is a comedian, writer and actor.", original)
+    assert not _list_lost_its_and("He played for Leeds, Chelsea.", "He played for Leeds, Chelsea.")
 
 
 @pytest.mark.parametrize("rendered, original, lost", [

@@ -155,7 +155,8 @@ _ANAPHOR = re.compile(r"(?:It|Its|This|That|These|Those|Such|They|Their|There|Th
 # before had gone)
 _ORPHAN = re.compile(r"(?:Other|Another|In doing so|By doing so|Since then|The following|Following this|After this|"
                      r"Despite this|Because of this|During this|In this|At this|That same|Later that|The latter|"
-                     r"The former|The two|The pair|The couple|The duo)\b")
+                     r"The former|The two|The pair|The couple|The duo|"
+                     r"The (?:first|second|third|last|other|others|rest)(?= (?:was|were|is|are|had|has)\b))\b")
 _FRONTED_PERIOD = re.compile(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})(,?\s+)"
                              r"(He|She|They|We|It|His|Her|Their|he|she|they|we|I|it|his|her|their)\b")
 
@@ -259,7 +260,7 @@ def _chain(tok) -> list:
 
 @lru_cache(maxsize=50_000)
 def _list_lost_its_and(rendered: str, original: str) -> bool:
-    """A list of three or more the edits left without the "and" the writer's list had: "He was an
+    """A list the edits left without the "and" the writer's list had: "He was an
     American stand-up comedian, director, producer, writer." (of "..., writer, singer and voice
     artist"). A writer's own list without one stays as written."""
     doc = nlp.parse(rendered, light=True)
@@ -277,7 +278,18 @@ def _list_lost_its_and(rendered: str, original: str) -> bool:
             continue
         if t.text in _listed_with_and(original):
             return True
+    listed = _listed_with_and(original)
+    for m in _COMMA_LIST.finditer(rendered):
+        # "He is a comedian, writer." (of "comedian, writer, actor and filmmaker"): the parse reads
+        # two items left without their "and" as anything but a list
+        words = [w.strip() for w in m.group(0).split(",")]
+        if all(w in listed for w in words) and not re.search(re.escape(m.group(0)) + r"(?![\w-]|,| and\b| or\b)", original):
+            return True
     return False
+
+
+# words joined by commas alone, with no "and"/"or" (nor another comma) after the last
+_COMMA_LIST = re.compile(r"\b[A-Za-z][\w-]*(?:, [A-Za-z][\w-]*)+\b(?![\w-]|,| and\b| or\b| &)")
 
 
 @lru_cache(maxsize=50_000)

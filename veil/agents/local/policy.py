@@ -111,8 +111,9 @@ class Keep(Operator):
         ladder = candidates(span, ctx=ctx)
         if span.type == "TITLE" and span.meta.get("role") == "attribute":
             # "her father is an International Master": a person is no "chess title" (an output);
-            # only a rung that names its holder is true there
-            ladder = [_TITLE_HOLDERS[r] for r in ladder if r in _TITLE_HOLDERS]
+            # only a rung that names its holder is true there ("a world champion" does)
+            ladder = [_TITLE_HOLDERS.get(r, r) for r in ladder
+                      if r in _TITLE_HOLDERS or not re.search(r"\b(?:title|degree|award|prize|medal)s?$", r)]
         return Decision(None, tuple(ladder), "kept by the policy")
 
 
