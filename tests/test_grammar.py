@@ -607,14 +607,19 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # role noun says who they are, so the name goes ("the genre painter Person B" read as a form)
     ("Mary Gow was a painter. Her husband was the genre painter Sydney Prior Hall (1842–1922) whom she married in "
      "1907.", "Mary Gow", "She was a painter. Her husband was a genre painter (1840s–1920s) whom she"),
+    # modifiers before the role keep it, "the" becomes "a" ("sold to the European entomologist" was an output)
+    ("Georg Meyer was a Swiss entomologist. Later, parts of his beetle collection were sold to the French entomologist "
+     "René Oberthür.", "Georg Meyer", "He was a Swiss entomologist. Later, parts of his beetle collection were "
+     "sold to a French entomologist."),
     ("Kurt Fishback is a photographer. Son of photographer Glen Fishback and namesake of photographer Edward Weston, "
      "he was exposed to art. He played alongside his brother Tony Millon. He won and his team won.", "Kurt Fishback",
      "He is a photographer. Son of a photographer and namesake of a photographer, he was exposed to art. He played "
      "alongside his brother."),
-    # modifiers before the role: the name goes after a determiner, stays where no article has a place
+    # modifiers before the role: the name goes after a determiner ("the" becoming "a"), stays where no article
+    # has a place
     ("Tom Hall is a coach. He was assistant to head coach Dave Pietramala. Parts of his collection were sold to the "
      "European entomologist Hans Muller. He won and his team won.", "Tom Hall",
-     "He is a coach. He was assistant to head coach Person B. Parts of his collection were sold to the European "
+     "He is a coach. He was assistant to head coach Person B. Parts of his collection were sold to a European "
      "entomologist."),
     # a possessive name with no rung takes its sentence ("the Marussia's first points" stayed)
     ("Jules Bianchi was a French driver who drove for the Marussia F1 Team. In the 2014 season, he scored both his "
@@ -650,7 +655,7 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "He was a Democratic U.S. Representative. He won"),
     # a world ranking to a band, an unknown place that modifies a noun goes
     ("She held the position of World No. 1 for 20 weeks. The Ballantine workshop made her rackets. She won and "
-     "her coach cried.", "X Y", "She held the position of top ten in the world for 20 weeks. The workshop made"),
+     "her coach cried.", "X Y", "She held the position of top ten in the world for 20 weeks. A workshop made"),
     # a child's name is not the town the gazetteer spells alike; a place naming the noun before it goes
     ("Lubomir Ftacnik is a Slovak chess player. He has a son, Martin, born 1985. His older brother, Milan Ftacnik, "
      "was the mayor of the Slovak capital city, Bratislava, from 2011 to 2014.", "Lubomir Ftacnik",
@@ -1407,3 +1412,29 @@ def test_a_season_of_a_year_generalizes_with_its_year(engine):
                             "moved.", name="Tom Hall")
     assert out == ("He is an architect. A refurbishment of the room retained his drapery design. He signed for the "
                    "club in the 2000s on a free transfer. In the 1990s he moved."), out
+
+
+def test_a_place_a_claim_ranges_over_is_never_widened():
+    """"performed all around Asia" (of "all around Japan") and "almost every comedy club in Oceania"
+    (of "in Australia") were outputs: widening the place widens the claim."""
+    units = dict(_span_units("Yoko Misumi is a Japanese pianist. She has performed all around Japan. He has played at "
+                             "almost every comedy club in Sydney. She lived in Kyoto.", "Yoko Misumi"))
+    assert units.get("Japan", []) == [] and units.get("Sydney", []) == [], units
+    assert "Japan" in units["Kyoto"], units  # (elsewhere a place widens as before)
+
+
+def test_a_county_at_a_move_s_end_is_a_county():
+    """"he moved to a city in North America" was an output of "moved to Stark County, Ohio"."""
+    units = dict(_span_units("Tom Spink was a politician. He moved to Stark County, Ohio, in 1815. He moved to "
+                             "Wooster, Ohio in 1820.", "Tom Spink"))
+    assert units["Stark County, Ohio"][0] == "a county in Ohio", units
+    assert units["Wooster, Ohio"][0] == "a city in Ohio", units
+
+
+def test_a_name_before_its_noun_takes_its_the_with_it(engine):
+    """"He made his debut in the 1960s for the series" was an output of "for the Peabody Mason Concert series":
+    without the name, "the" asks which one; "a" does not."""
+    out = anonymize(engine, "Ronald Turini is a Canadian pianist. Turini made his debut in 1969 for the Peabody Mason "
+                            "Concert series, and returned in 1971. He played with the Louis Armstrong band. He left the "
+                            "Kelly brothers.", name="Ronald Turini")
+    assert "for a series" in out and "with a band" in out and "the brothers" in out, out

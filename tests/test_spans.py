@@ -271,3 +271,21 @@ def test_a_city_namesakes_share_says_only_what_is_true_of_all(text, place, ladde
     ladder = candidates(by_text(find_spans(text))[place])
     assert all(r in ladder for r in ladder_has), ladder
     assert not any(r in ladder for r in ladder_lacks), ladder
+
+
+def test_a_big_city_in_a_list_of_countries_is_not_the_next_country_s():
+    """"in Germany, Portugal, London, Italy, Croatia" is a list: London is not Italy's ("She moved to a
+    city in Italy" was an output for "moved to London"); a pair the writer gives stays one."""
+    spans = [s for s in find_spans("She moved to London. She has performed in Germany, Portugal, London, Italy, "
+                                   "Croatia and Slovenia.") if s.type == "LOCATION"]
+    assert {s.meta.get("country_code") for s in spans if s.text == "London"} == {"GB"}, spans
+    assert not any(s.meta.get("region_given") for s in spans), spans
+    pairs = {s.text: s.meta for s in find_spans("He lived in Rome, Italy, Paris, France and Hamilton, Bermuda.")}
+    assert pairs["Paris, France"]["country_code"] == "FR" and pairs["Hamilton, Bermuda"]["country_code"] == "BM", pairs
+
+
+def test_a_given_name_with_diacritics_starts_its_name():
+    """"following the death of Eugène Martin" became "of Eugène Person ALD": the given name is folded."""
+    names = [s.text for s in find_spans("He was the last starter, following the death of Eugène Martin three months "
+                                        "previously.") if s.type == "PERSON"]
+    assert names == ["Eugène Martin"], names

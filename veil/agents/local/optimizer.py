@@ -157,6 +157,9 @@ _ORPHAN = re.compile(r"(?:Other|Another|In doing so|By doing so|Since then|The f
                      r"Despite this|Because of this|During this|In this|At this|That same|Later that|The latter|"
                      r"The former|The two|The pair|The couple|The duo|"
                      r"The (?:first|second|third|last|other|others|rest)(?= (?:was|were|is|are|had|has)\b))\b")
+# a place that a claim ranges over: widening it widens the claim
+_ALL_OVER = re.compile(r"(?:\ball\s+(?:around|over|across|through)|\bacross|\bthroughout|\bevery\b[^.,;]{0,40}?\bin)"
+                       r"\s+(?:the\s+)?$", re.I)
 _FRONTED_PERIOD = re.compile(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})(,?\s+)"
                              r"(He|She|They|We|It|His|Her|Their|he|she|they|we|I|it|his|her|their)\b")
 
@@ -538,7 +541,15 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # "the women's team", "the Girls' division": a category, not a description of the
             # subject ("the people's team" was false)
             options = []
-        if options[:1] == [""] and s.meta.get("role") == "modifier" and (art := _bare_noun_article(s, doc, text)):
+        if options[:1] == [""] and s.meta.get("role") == "modifier" and s.type in _NAMED_TYPES + ("PERSON",) \
+                and (a := _the_before_name(s, doc)) is not None:
+            # "for the Peabody Mason Concert series" -> "for a series"
+            art = article_for(text[s.end:].split()[0])
+            s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
+            options = [art] + options[1:]
+            if d.replacement == "":
+                d = dataclasses.replace(d, replacement=art)
+        elif options[:1] == [""] and s.meta.get("role") == "modifier" and (art := _bare_noun_article(s, doc, text)):
             # "played for \"Peter Rook 1\" team" -> "played for a team", not "for team": the name
             # was the noun's only determiner
             options = [art] + options[1:]
@@ -548,6 +559,13 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # "the first Dutch professional baseball player" is not "the first European" one (nor the
             # first at all); "the British Ambassador" is no "European Ambassador", but an ambassador
             options = [""] if held == "office" else []
+        if s.type in ("LOCATION", "NATIONALITY") and _ALL_OVER.search(text, max(0, s.start - 60), s.start):
+            # "performed all around Japan", "almost every comedy club in Australia": a wider place makes the
+            # claim bigger ("all around Asia", "every comedy club in Oceania" were outputs): the phrase goes
+            options = []
+            if d.replacement is not None:  # (where the policy keeps it, it stays: the attacker may take its phrase)
+                d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True,
+                                        reason=f"{s.type.lower()} a claim ranges over: a wider one is false, its phrase goes")
         if s.type == "LOCATION" and s.meta.get("role") in ("locative", "born_place", "moved"):
             # "He served in a place" says nothing a reader wants: the phrase goes instead
             options = [o for o in options if o != "a place" or o == d.replacement]
@@ -874,6 +892,24 @@ def _bare_noun_article(s: Span, doc, text: str) -> str | None:
     return article_for(noun.text if k == toks[-1].i + 1 else text[s.end:].split()[0])
 
 
+def _the_before_name(s: Span, doc) -> int | None:
+    """Where the "the" before a name that modifies a singular noun starts, when nothing after the
+    noun says which one it is: "for the Peabody Mason Concert series" -> "for a series" ("he made
+    his debut for the series" was an output: "the" asks which one). None otherwise."""
+    toks = _tokens_in(s, doc)
+    if not toks or toks[0].i == 0:
+        return None
+    the, k = doc[toks[0].i - 1], toks[-1].i + 1
+    if the.lower_ != "the" or k >= len(doc):
+        return None
+    noun = doc[k]
+    if noun.tag_ != "NN" or the.head.i != noun.i or not any(t.head.i == noun.i for t in toks) \
+            or noun.lower_ in lexicon()["mass_nouns_set"] or noun.lower_ in _DEICTIC \
+            or any(c.i > noun.i and c.dep_ in ("prep", "relcl", "acl", "appos") for c in noun.children):
+        return None
+    return the.idx
+
+
 def _nationality_of(s: Span, doc) -> str | None:
     """What a nationality before a noun is part of, where a wider region would say something
     false: a rank ("the first Dutch professional player") or an office held for that country
@@ -932,7 +968,11 @@ def _role_before(s: Span, doc) -> tuple[int, bool] | None:
         j = k
         while j >= 0 and (doc[j].pos_ in ("ADJ", "PROPN", "NOUN") or doc[j].text[:1].isupper()) and not doc[j].is_punct:
             j -= 1
-        if j >= 0 and (doc[j].dep_ in ("det", "poss", "case") or doc[j].lower_ in ("the", "his", "her", "their", "its")):
+        if j >= 0 and doc[j].lower_ == "the":
+            # "sold to the French entomologist X" -> "to a French entomologist" ("to the European
+            # entomologist" was an output: "the" asks which one)
+            return doc[j].idx, False
+        if j >= 0 and (doc[j].dep_ in ("det", "poss", "case") or doc[j].lower_ in ("his", "her", "their", "its")):
             return chain[0].idx, True
     return None
 

@@ -175,6 +175,8 @@ def kind_noun(span: Span) -> str | None:
         if kind == "admin1":
             cc = span.meta.get("country_code") or (place_info(span.text) or {}).get("country_code")
             return "a state" if cc in _STATE_COUNTRIES else "a region"
+        if kind == "city" and (m := _DIVISION.search(span.text.split(",")[0])):
+            return f"a {m.group(1).lower()}"  # "moved to Stark County, Ohio": a county, not "a city"
         return {"city": "a city", "country": "a country", "continent": "a continent"}.get(kind)
     if span.type in _DATE_TYPES:
         t = span.text
@@ -188,6 +190,8 @@ def kind_noun(span: Span) -> str | None:
     return None
 
 
+# what a place's name says it is, where it is no city ("Stark County", "Orleans Parish")
+_DIVISION = re.compile(r"\b(County|Parish|Township|District|Province|Borough|Municipality|Prefecture)\b")
 # "Formula One" (the NER's person "Formula"): a series of races
 FORMULA_LADDER = ["a motor racing series", "a racing series"]
 # what a name that ends in one of these words is, where no organisation head says it (the lexicon's

@@ -1198,7 +1198,8 @@ def _entity_spans(text: str, doc) -> list[Span]:
                 and (org := _untagged_org(text, doc, t.i)) is not None:
             spans.append(org)  # a name the NER left untagged whose last word says what it is ("Exponent Corporation")
             seen.update((x.idx, x.idx + len(x.text)) for x in doc[t.i:t.i + len(org.text.split())])
-        elif t.pos_ == "PROPN" and lw in first_names and lw not in lexicon()["nonname"]:
+        elif t.pos_ == "PROPN" and (lw in first_names or fold(lw) in first_names) and lw not in lexicon()["nonname"]:
+            # (diacritics folded: "Eugène Martin" was "Eugène Person ALD")
             # with the capitalised proper nouns after it the NER also left untagged: "Wynn Bullock"
             end = t.i + 1
             while end < min(len(doc), t.i + 4) and ((doc[end].pos_ == "PROPN" and doc[end].text[:1].isupper()
@@ -1367,6 +1368,13 @@ def _join_city_region(text: str, spans: list[Span]) -> list[Span]:
                                 break
                 if rinfo and rinfo["kind"] in ("admin1", "country"):
                     cinfo = place_info(s.text) if s.type == "LOCATION" else None
+                    if rinfo["kind"] == "country" and cinfo and cinfo.get("kind") == "city" \
+                            and (cinfo.get("population") or 0) >= 100_000 and re.search(r",\s*$", text[:s.start]) \
+                            and rinfo.get("country_code") not in {cinfo.get("country_code"), *(cinfo.get("others") or ())}:
+                        # "in Germany, Portugal, London, Italy, Croatia": a list of places, not the London
+                        # of Italy ("She moved to a city in Italy" was an output for London)
+                        out.append(s)
+                        continue
                     if s.type != "LOCATION" and len(s.text.split()) > 3:
                         out.append(s)
                         continue
