@@ -41,7 +41,7 @@ from veil.agents.literal import (NAME_GAP, NAME_PARTICLE, NICKNAME, NICKNAMED, P
                                  role_said_beside)
 from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, article_for, role_noun, year_ladder
 from veil.agents.local.p_evaluator import AttackResult, LocalPrivacyEvaluator, run_attack
-from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, plural, load_policy
+from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, load_policy, plural, slot_kind
 from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import NAME_TITLES, Span, deny_spans, find_spans, fold, lexicon
 from veil.agents.local.units import RANKING, Constituent, constituents, is_ordinal
@@ -288,7 +288,17 @@ def _list_lost_its_and(rendered: str, original: str) -> bool:
         words = [w.strip() for w in m.group(0).split(",")]
         if all(w in listed for w in words) and not re.search(re.escape(m.group(0)) + r"(?![\w-]|,| and\b| or\b)", original):
             return True
+    for m in _TWO_WITH_COMMA.finditer(rendered):
+        # "He was a table tennis player, and author." (of "player, coach, and author"): two items
+        # left with the comma of a longer list
+        after = m.group(2).split()[:3]
+        if m.group(1) in listed and any(w in listed for w in after) and m.group(0) not in original:
+            return True
     return False
+
+
+# the last two items of a list, the comma of a longer one between them, no item before them
+_TWO_WITH_COMMA = re.compile(r"(?<!, )\b([A-Za-z][\w-]*), (?:and|or) ((?:[A-Za-z][\w-]* ?){1,3})")
 
 
 # words joined by commas alone, with no "and"/"or" (nor another comma) after the last
@@ -559,6 +569,9 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # "the first Dutch professional baseball player" is not "the first European" one (nor the
             # first at all); "the British Ambassador" is no "European Ambassador", but an ambassador
             options = [""] if held == "office" else []
+        if s.type == "ORG" and len(options) > 1 and "an organization" in options and slot_kind(s) in ("a school", "a team"):
+            # "educated at an organization" (of "the Georgetown University"): the rungs that fit the verb's slot
+            options = [o for o in options if o != "an organization"]
         if s.type in ("LOCATION", "NATIONALITY") and _ALL_OVER.search(text, max(0, s.start - 60), s.start):
             # "performed all around Japan", "almost every comedy club in Australia": a wider place makes the
             # claim bigger ("all around Asia", "every comedy club in Oceania" were outputs): the phrase goes
@@ -623,7 +636,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         body = " ".join(text[p.start:p.end] for p in c.pieces)
         units.append(Unit(c.kind, c.start, c.end, c.sentence if c.kind != "sentence" else c.sentence, body,
                           constituent=c, tokens=list(_tokens_of(body))))
-    for s in (_ranking_claims(doc, spans) + _eponym_claims(doc)) if english else []:
+    for s in (_ranking_claims(doc, spans) + _eponym_claims(doc) + _quotations(text)) if english else []:
         # after the constituents: a claim's words stay deletable phrase by phrase where it cannot go whole
         d = policy.decide(s, ctx, subject)
         if not d.drop_unit and not d.replacement:
@@ -760,6 +773,23 @@ def _eponym_claims(doc) -> list[Span]:
         right = subject if tok.dep_ == "acl" else subject.right_edge
         a, b = left.idx, right.idx + len(right.text)
         out.append(Span(a, b, text[a:b], "CLAIM", 0.7, "parse:eponym", {}))
+    return out
+
+
+_QUOTATION = re.compile(r"(\\?[\"“])([^\"“”\n\\]{20,600}?)(\\?[\"”])")
+
+
+def _quotations(text: str) -> list[Span]:
+    """A quotation of six words or more ("he was alleged to have “criticised and condemned the
+    proposals of another engineer and had offered his services uninvited”"): a search engine finds
+    its source, and the person, from the words alone. A claim (type CLAIM) that goes with its
+    phrase or its sentence; not a title in quotes ("Andante spianato and Grande Polonaise")."""
+    out = []
+    for m in _QUOTATION.finditer(text):
+        words = m.group(2).split()
+        if len(words) < 6 or sum(w[:1].isupper() for w in words) > len(words) / 2:
+            continue
+        out.append(Span(m.start(), m.end(), m.group(0), "CLAIM", 0.7, "shape:quotation", {}))
     return out
 
 
@@ -2035,8 +2065,8 @@ class LocalOptimizer(Optimizer):
             if k is None or prev is None or k in plan.choice or plan.choice.get(prev) != "":
                 continue
             head = text[slice(*sents[si])].lstrip()
-            if not (_ANAPHOR.match(head) or _ORPHAN.match(head)):
-                continue
+            if not (_ANAPHOR.match(head) or _ORPHAN.match(head) or not re.search(r"[A-Za-z]{2}", head)):
+                continue  # (nor a tail of numbers the splitter cut off it: "Nos. | 6, 171, 219, 256.")
             said: set[str] = set()
             for x in range(si):
                 if by_sentence.get(x) not in plan.choice:
