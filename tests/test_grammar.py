@@ -1407,6 +1407,20 @@ def test_a_sentence_that_points_back_at_a_deleted_one_goes_with_it(engine):
     plan.choice[by_sentence[numbers - 1]] = ""
     opt._drop_orphans(plan, task)
     assert "171" not in plan.render() and "chaetotaxy" in plan.render(), plan.render()
+    # a sentence the edits left opening with "Both", and "In the same year" ("Both started in the 1930s." of
+    # "Upon their return to Turkey both started as teachers", "In the same year he finished 4th." were outputs)
+    text = ("Ferhunde Erkin was a Turkish pianist. She and her brother studied in Leipzig and graduated in 1930. "
+            "Upon their return to Turkey both started as teachers in 1931. In the same year she married. She played "
+            "in Berlin in 1943.")
+    task = Task(original=text, doc_id="d3", name="Ferhunde Erkin", label="Pianist")
+    batch = asyncio.run(engine.prepare([Document(id="d3", text=text, name="Ferhunde Erkin", label="Pianist")]))
+    plan = opt.base_plan(task, batch)
+    by_sentence = {u.sentence: k for k, u in enumerate(plan.units) if u.kind == "sentence"}
+    upon = next(k for k, u in enumerate(plan.units) if u.kind != "sentence" and u.text.startswith("Upon their return"))
+    plan.choice[by_sentence[1]] = plan.choice[upon] = ""
+    opt._drop_orphans(plan, task)
+    out = plan.render()
+    assert "Both" not in out and "same year" not in out and "She played in" in out, out
 
 
 def test_a_town_a_footballer_signs_for_is_its_team():

@@ -155,6 +155,7 @@ _ANAPHOR = re.compile(r"(?:It|Its|This|That|These|Those|Such|They|Their|There|Th
 # before had gone)
 _ORPHAN = re.compile(r"(?:Other|Another|In doing so|By doing so|Since then|The following|Following this|After this|"
                      r"Despite this|Because of this|During this|In this|At this|That same|Later that|The latter|"
+                     r"In the same|The same year|That year|In that year|"
                      r"The former|The two|The pair|The couple|The duo|"
                      r"The (?:first|second|third|last|other|others|rest)(?= (?:was|were|is|are|had|has)\b))\b")
 # a place that a claim ranges over: widening it widens the claim
@@ -2064,8 +2065,12 @@ class LocalOptimizer(Optimizer):
             k, prev = by_sentence.get(si), by_sentence.get(si - 1)
             if k is None or prev is None or k in plan.choice or plan.choice.get(prev) != "":
                 continue
-            head = text[slice(*sents[si])].lstrip()
-            if not (_ANAPHOR.match(head) or _ORPHAN.match(head) or not re.search(r"[A-Za-z]{2}", head)):
+            # (the sentence as written, or as the edits left it: "Upon their return to Turkey both
+            # started" -> "Both started in the 1930s.")
+            # (not a pronoun the edits put first: "They" may be the subject's)
+            head, now = text[slice(*sents[si])].lstrip(), plan.render_sentence(si).lstrip()
+            if not (_ANAPHOR.match(head) or _ORPHAN.match(head) or not re.search(r"[A-Za-z]{2}", head)
+                    or _ORPHAN.match(now) or re.match(r"(?:Both|Each|Neither)\b", now)):
                 continue  # (nor a tail of numbers the splitter cut off it: "Nos. | 6, 171, 219, 256.")
             said: set[str] = set()
             for x in range(si):
