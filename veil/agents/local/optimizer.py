@@ -2043,7 +2043,7 @@ class LocalOptimizer(Optimizer):
             new = [t for t in now if t not in said]
             stub = len(now) <= STUB_TOKENS and len(before) >= 2 * STUB_TOKENS + 1
             # an edited sentence that only says again what was said, with a placeholder or a
-            # period ("He was the trainer in the 1980s.", "He was also a player.")
+            # period ("She was also the costume designer." after "She is a costume designer.")
             said_again = len(now) <= 2 * STUB_TOKENS and not any(t not in _FILLER_TOKENS and not t.isdigit() for t in new)
             if not (stub or said_again) or any(self._is_protected(t, protected) for t in new):
                 said |= set(now)
