@@ -289,3 +289,15 @@ def test_a_given_name_with_diacritics_starts_its_name():
     names = [s.text for s in find_spans("He was the last starter, following the death of Eugène Martin three months "
                                         "previously.") if s.type == "PERSON"]
     assert names == ["Eugène Martin"], names
+
+
+def test_a_horse_race_s_name_is_a_race():
+    """"three horses in an organization" (the Kentucky Derby) and "Person APA" (the Lawrence
+    Realization's neighbours) were outputs: a name ending in Stakes, Handicap, Futurity, Oaks, or
+    Derby in a text about horses, is a race; "Derby County" and the "Home Run Derby" are not."""
+    spans = {s.text: s for s in find_spans("In 1946 his horses ran in the Kentucky Derby. He won the Belmont Stakes "
+                                           "and the Santa Anita Handicap.")}
+    for name in ("Kentucky Derby", "Belmont Stakes", "Santa Anita Handicap"):
+        assert spans[name].type == "EVENT" and spans[name].meta["ladder"] == ["a horse race", "a race"], spans[name]
+    spans = {s.text: s for s in find_spans("He played for Derby County. He won the Home Run Derby in 1990.")}
+    assert all("race" not in str(s.meta.get("ladder")) for s in spans.values()), spans

@@ -34,7 +34,7 @@ few couple number numbers sum money amount place places country countries region
 institution institutions event events award awards prize prizes title titles work works product products law
 two three four five themselves teenager teenagers something large dollars dollar pounds pound euros euro yen francs rupees
 date dates day days month months season seasons city cities continent id email phone url redacted address he she him her his hers they them their theirs
-top world childhood adolescence adulthood
+top world childhood adolescence adulthood horse
 """
 
 
