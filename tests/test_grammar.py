@@ -1234,6 +1234,10 @@ def test_a_move_keeps_its_border():
     assert opts["Reutlingen"][0] == "a city in Germany", opts
     assert opts["Segbwema"][0] == "a city in Sierra Leone", opts
     assert opts["New Jersey"] and all(o.startswith("a state in ") for o in opts["New Jersey"]), opts
+    # (the parse may hang "to" on "back": "he moved back to the United States" of New Mexico was an output)
+    opts = _span_options("Chip Woolley is a horse trainer. He grew up in Dalhart, Texas. At age twenty he moved back to "
+                         "New Mexico to pursue a career.", "Chip Woolley")
+    assert opts["New Mexico"] and all(o.startswith("a state in ") for o in opts["New Mexico"]), opts
 
 
 def test_a_list_the_edits_left_without_its_and_fails():

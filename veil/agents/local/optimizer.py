@@ -1092,7 +1092,10 @@ def role_of(s: Span, doc) -> str | None:
         return "counted"  # "four consecutive Summer Olympics"
     if head.dep_ == "pobj":
         prep = head.head.lower_
-        if s.type == "LOCATION" and prep in ("to", "from", "into") and head.head.head.lemma_.lower() in MOVE_VERBS:
+        gov = head.head.head
+        if gov.dep_ in ("advmod", "prt") and gov.pos_ in ("ADV", "ADP", "PART") and gov.head.i != gov.i:
+            gov = gov.head  # "moved back to New Mexico": the parse hangs "to" on "back"
+        if s.type == "LOCATION" and prep in ("to", "from", "into") and gov.lemma_.lower() in MOVE_VERBS:
             return "moved"  # "returned to Reutlingen": a move's end (see the policy's Generalize)
         if prep == "to" and head.head.head.lemma_.lower() in _OFFICES:
             # "Ambassador to India": the country is the office's scope, and "Ambassador to Asia"
