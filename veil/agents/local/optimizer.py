@@ -268,6 +268,7 @@ def _list_lost_its_and(rendered: str, original: str) -> bool:
     American stand-up comedian, director, producer, writer." (of "..., writer, singer and voice
     artist"). A writer's own list without one stays as written."""
     doc = nlp.parse(rendered, light=True)
+    listed = _listed_with_and(original)
     if any(t.head.i == t.i + 1 and t.dep_ in ("compound", "amod") and t.is_alpha and t.head.is_alpha
            and re.search(rf"\b{re.escape(t.text)},[^.;]{{0,80}}?\b(?:and|or)\b[^.;]{{0,40}}?\b{re.escape(t.head.text)}\b", original)
            and not re.search(rf"\b{re.escape(t.text)} {re.escape(t.head.text)}\b", original)
@@ -280,9 +281,8 @@ def _list_lost_its_and(rendered: str, original: str) -> bool:
         items = _chain(t)
         if len(items) < 3 or any(c.dep_ == "cc" for x in items for c in x.children):
             continue
-        if t.text in _listed_with_and(original):
+        if t.text in listed:
             return True
-    listed = _listed_with_and(original)
     for m in _COMMA_LIST.finditer(rendered):
         # "He is a comedian, writer." (of "comedian, writer, actor and filmmaker"): the parse reads
         # two items left without their "and" as anything but a list

@@ -103,6 +103,7 @@ def lexicon() -> dict[str, Any]:
     lex["universities_after_at_set"] = set(lex["universities_after_at"])
     lex["preps"] = set(lex["location_prepositions"])
     lex["mass_nouns_set"] = set(lex["mass_nouns"])
+    lex["race_heads_set"] = frozenset(lex["race_heads"])
     lex["complements_map"] = {w: frozenset(preps) for words, preps in lex["complements"].items() for w in words.split()}
     return lex
 
@@ -1661,11 +1662,10 @@ def _same_place(spans: list[Span]) -> list[Span]:
             for s in spans]
 
 
-# the last word of a horse race's name ("the Kentucky Derby", "the Belmont Stakes", "the Santa
-# Anita Handicap"): the NER calls them organisations, places or persons ("three horses in an
-# organization", "Person APA" were outputs); "Derby" only in a text about horses ("Derby
-# County" is a club, the "Home Run Derby" no race)
-_RACE_HEADS = frozenset("stakes handicap futurity oaks".split())
+# the last word of a horse race's name (lexicon "race_heads": "the Belmont Stakes", "the Santa
+# Anita Handicap"; and "the Kentucky Derby"): the NER calls them organisations, places or persons
+# ("three horses in an organization", "Person APA" were outputs); "Derby" only in a text about
+# horses ("Derby County" is a club, the "Home Run Derby" no race)
 _HORSES = re.compile(r"\b(?:horses?|thoroughbreds?|racehorses?|jockeys?|stakes)\b", re.I)
 
 
@@ -1676,7 +1676,7 @@ def _race_names(text: str, spans: list[Span]) -> list[Span]:
         words = s.text.split()
         last = words[-1].lower().rstrip(".,") if words else ""
         if s.type in ("ORG", "LOCATION", "PERSON", "NAME", "PROPER", "EVENT", "AWARD") and len(words) >= 2 \
-                and words[-1][:1].isupper() and (last in _RACE_HEADS or last == "derby"):
+                and words[-1][:1].isupper() and (last in lexicon()["race_heads_set"] or last == "derby"):
             if horses is None:
                 horses = bool(_HORSES.search(text))
             if horses:
