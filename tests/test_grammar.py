@@ -803,6 +803,20 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # a count before a name is a count ("257 Formula One World Championship Grands Prix" kept its 257)
     ("Riccardo Patrese is a racing driver. He entered 257 Formula One World Championship Grands Prix. He won "
      "and his team won.", "Riccardo Patrese", "He is a racing driver. He entered over 200 races."),
+    # a small count of a name reads as all there were ("participated in two races" of two Formula One
+    # Grands Prix; he ran others): the kind loses the number; "his four Belmont Stakes" (all of his) goes
+    ("Tony Maggs is a racing driver. He participated in two World Championship Formula One Grands Prix, scoring "
+     "a single championship point. He won and his team won.", "Tony Maggs",
+     "He is a racing driver. He participated in races, scoring a single championship point."),
+    # (so does a removed modifier's: "won six Formula One races" is no "won six races")
+    ("Riccardo Patrese is a racing driver. He won six Formula One races, with a record gap of over six years.",
+     "Riccardo Patrese", "He is a racing driver. He won races, with a record gap of over six years."),
+    # coordinated years before a name go together ("the 1976 and Summer Olympics" was an output); a
+    # "between" range inside one decade is "in" it ("between the 1990s" was an output)
+    ("Jan Smith is a cyclist. He competed at the 1976 and 1980 Summer Olympics in four events in total.",
+     "Jan Smith", "He is a cyclist. He competed at the Summer Olympics in four events in total."),
+    ("Bob Kay is a tennis player. He coached between 1990 and 1996. He played between 1985 and 1999.",
+     "Bob Kay", "He is a tennis player. He coached in the 1990s. He played between the 1980s and the 1990s."),
     # a work's noun may carry a capitalised modifier ("the Japanese cooking show Iron Chef" stayed)
     ("Yutaka Ishinabe was a chef. He was a chef in the Japanese cooking show Iron Chef. He won and his team won.",
      "Yutaka Ishinabe", "He was a chef. He was a chef in a Japanese cooking show."),
@@ -839,6 +853,17 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)
     assert out.startswith(expected), out
+
+
+@pytest.mark.parametrize("text, name, expected", [
+    # "his four Belmont Stakes" -> "his four horse races" was false (he won others): all of his is all of his
+    ("Max Hirsch was a horse trainer. He trained horses. Max Hirsch won the first of his four Belmont Stakes in "
+     "1928 with Vito.", "Max Hirsch", "He was a horse trainer. He trained horses."),
+    ("Bob Kay is a tennis player. He played for many years. He won his six Grand Slam titles in 1990.",
+     "Bob Kay", "He is a tennis player. He played for many years."),
+])
+def test_a_count_of_all_of_his_goes_with_its_sentence(engine, text, name, expected):
+    assert anonymize(engine, text, name=name) == expected
 
 
 def test_the_single_document_suite(engine):

@@ -308,6 +308,11 @@ def _year_span_ladder(span: Span) -> list[str]:
         da, db = a - a % 10, b - b % 10
         ca, cb = _century(a), _century(b)
         out = []
+        if m.get("between"):  # the span holds its "between": "between 1990 and 1996"
+            out.append(f"in the {da}s" if da == db else f"between the {da}s and the {db}s")
+            out.append(f"in the {_ordinal(ca)} century" if ca == cb else
+                       f"between the {_ordinal(ca)} and the {_ordinal(cb)} centuries")
+            return out
         if da == db:
             out.append(f"the {da}s")
         elif db - da == 10:

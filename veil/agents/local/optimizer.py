@@ -43,7 +43,7 @@ from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, ar
 from veil.agents.local.p_evaluator import AttackResult, LocalPrivacyEvaluator, run_attack
 from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, load_policy, plural, slot_kind
 from veil.agents.local.retrieval import tokenize
-from veil.agents.local.spans import NAME_TITLES, Span, deny_spans, find_spans, fold, lexicon
+from veil.agents.local.spans import NAME_TITLES, Span, deny_spans, find_spans, fold, lexicon, number_value
 from veil.agents.local.units import RANKING, Constituent, constituents, is_ordinal
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
@@ -1169,6 +1169,47 @@ def _with_modifier_tail(s: Span, doc) -> Span:
     return Span(s.start, end, text[s.start:end], s.type, s.score, s.evidence, s.meta)
 
 
+def _with_count(s: Span, doc) -> Span:
+    """A removed modifier of a counted noun takes the number with it: "He won six Formula One
+    races" -> "He won races" ("six races" reads as all he won, and he won others); a count said
+    as all of his ("his six Grand Slam titles") cannot lose its modifier: its phrase goes."""
+    head, toks = _span_head(s, doc)
+    if head is None or not toks:
+        return s
+    noun = head.head
+    counts = [c for c in noun.children if c.dep_ == "nummod" and c.i < toks[0].i and _small_count(c)]
+    if not counts or any(t.pos_ not in ("ADJ", "NUM", "PROPN", "NOUN", "PUNCT", "CCONJ") for t in doc[counts[0].i + 1:toks[0].i]):
+        return s
+    first = counts[0].i
+    while first > 0 and doc[first - 1].dep_ in ("quantmod", "advmod") and doc[first - 1].head.i == counts[0].i:
+        first -= 1  # "over 200", "more than 10" go with their number
+    before = doc[first - 1] if first > 0 else None
+    if before is not None and (before.lower_ in ("his", "her", "their", "its", "the") or before.dep_ == "poss"):
+        return Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "exclusive": True})
+    a = doc[first].idx
+    return Span(a, s.end, nlp.text_of(doc)[a:s.end], s.type, s.score, s.evidence, {**s.meta, "uncounted": True})
+
+
+def _small_count(t) -> bool:
+    """A number that counts few (2-19): its range ("several", "about a dozen") still reads as all
+    there were; a large one's range ("over 200", "hundreds of") is a bound, true of a part."""
+    v = number_value(t.text)
+    return t.like_num and not is_ordinal(t) and not _A_YEAR.fullmatch(t.text) and v is not None and 2 <= v < 20
+
+
+def _exact_count(s: Span, doc, toks) -> int | None:
+    """The index of the small exact number that counts a counted name ("10 Formula One Grands
+    Prix", "four consecutive Summer Olympics"); None for a vague one ("several", "numerous"), a
+    large one ("257": see :func:`_small_count`) or none."""
+    for k in range(toks[0].i - 1, max(-1, toks[0].i - 4), -1):
+        t = doc[k]
+        if t.like_num:
+            return k if _small_count(t) else None
+        if t.pos_ not in ("ADJ", "NUM") and t.dep_ not in ("amod", "nummod", "quantmod"):
+            return None
+    return None
+
+
 def _with_slot(s: Span, doc) -> Span:
     """The span's role (:func:`role_of`), and where a person's name stands: subject, object or
     possessive (what a pronoun must fit)."""
@@ -1185,6 +1226,8 @@ def _with_slot(s: Span, doc) -> Span:
             # "a former Spanish World and Olympic points race champion": removed, the first of two
             # coordinated modifiers leaves "a former and Olympic ... champion"
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "coordinated": True})
+        elif s.type not in ("DATE", "YEAR", "DECADE", "DOB", "NUMBER", "MONEY", "AGE"):
+            s = _with_count(s, doc)
     if role is not None:
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role": role})
     head, toks = _span_head(s, doc)
@@ -1199,6 +1242,21 @@ def _with_slot(s: Span, doc) -> Span:
         prev = doc[toks[0].i - 1] if toks[0].i > 0 else None
         many = prev is None or prev.lower_ not in ("one", "1", "a", "an", "single", "another")
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "many": many})
+        if many and (count := _exact_count(s, doc, toks)) is not None:
+            # "participated in 10 Formula One Grands Prix": "10 races" reads as all the races he
+            # ran (an output; he ran others); "his four Belmont Stakes" -> "his four horse races"
+            # was false. A count of the kind is only true without its number ("participated in
+            # races"); a count said as all of his ("his four", "the two") cannot lose it: its phrase goes
+            first = count
+            while first > 0 and doc[first - 1].dep_ in ("quantmod", "advmod") and doc[first - 1].head.i == count:
+                first -= 1  # "over 200", "more than 10" go with their number
+            before = doc[first - 1] if first > 0 else None
+            if before is not None and (before.lower_ in ("his", "her", "their", "its", "the")
+                                       or before.dep_ == "poss"):
+                s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "exclusive": True})
+            else:
+                a = doc[first].idx
+                s = Span(a, s.end, nlp.text_of(doc)[a:s.end], s.type, s.score, s.evidence, {**s.meta, "uncounted": True})
     if role == "appositive" and head is not None and head.head.pos_ == "NOUN":
         # "the capital city, Bratislava": whatever replaces it is said to be that city
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "names_a_noun": True})

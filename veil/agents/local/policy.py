@@ -217,6 +217,10 @@ class Generalize(Operator):
     def decide(self, span, ctx, rule, subject):
         ladder = candidates(span, ctx=ctx)
         kind = span.type.lower()
+        if span.meta.get("role") == "modifier" and span.meta.get("exclusive"):
+            # "his six Grand Slam titles" -> "his six titles" is false (he has others): its phrase goes
+            return Decision(None, (), f"{kind} modifying a noun counted as all of them: its phrase goes",
+                            drop_unit=True, or_sentence=True)
         if not ladder:
             if span.type in ("NAME", "LOCATION") and (slot := slot_kind(span)) \
                     and (slot != "a team" or " " in span.text.strip()):
@@ -256,12 +260,20 @@ class Generalize(Operator):
             return Decision(None, (), f"{kind} as a complement: no kind phrase is true there", drop_unit=True)
         if role == "counted" and span.type not in ("NUMBER", "MONEY", "AGE") + _DATE_TYPES:
             # "nine World Championship Formula One Grands Prix": its phrase goes, or else the
-            # kind takes the count ("nine races")
+            # kind, without the number ("participated in races": "nine races" reads as all he
+            # ran); "his four Belmont Stakes" (all of his) cannot lose its number: its phrase goes
+            if span.meta.get("exclusive"):
+                return Decision(None, (), f"counted {kind} said as all of them: its phrase goes",
+                                drop_unit=True, or_sentence=True)
             last = re.sub(r"\W", "", span.text.split()[-1].lower()) if span.text.split() else ""
             rung = NAME_KIND_HEADS[last][0] if last in NAME_KIND_HEADS else rung
             noun = re.sub(r"^(?:an?|the)\s+", "", rung or "") if rung and re.match(r"(?:an?|the)\s", rung) else None
             if noun and span.meta.get("many") and not noun.endswith(("s", "series")):
                 noun = re.sub(r"(\w+)$", lambda m: plural(m.group(1)), noun)
+            if noun and span.meta.get("uncounted"):
+                noun = re.sub(r"^an?\s+", "", noun)  # ("a motor racing series" counted: "series")
+                return Decision(noun, (), f"counted {kind}: its phrase is removed, or its kind without the number",
+                                drop_unit=True)
             return Decision(noun, (), f"counted {kind}: its phrase is removed", drop_unit=True)
         slot = slot_kind(span)
         if slot and (span.type == "ORG" and list(ladder) == ["an organization"]

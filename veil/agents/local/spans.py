@@ -480,6 +480,11 @@ _RANKED_NO = re.compile(r"(?<=\branked )(?:[Nn]o\.|[Nn]umber|#)\s?(\d{1,4})\b") 
 # a bracket of years and year ranges only: "(1950–1954, 1958–1962, 1968, 1972–1978)"
 _YEAR_LIST = re.compile(r"(?<=\()\s*\d{4}(?:\s*[–-]\s*\d{2,4})?(?:\s*[,;]\s*\d{4}(?:\s*[–-]\s*\d{2,4})?)+\s*(?=\))")
 
+_ATTRIBUTIVE_YEARS = re.compile(r"(?:(?<=\b[Tt]he )|(?<=\bhis )|(?<=\bher )|(?<=\btheir )|(?<=\bits ))\d{4}(?:,\s*\d{4})*,?\s+(?:and|&)\s+\d{4}"
+                                r"(?=\s+[A-Za-z])")
+
+_BETWEEN_YEARS = re.compile(r"\b[Bb]etween (?P<a>1[5-9]\d\d|20\d\d) and (?P<b>1[5-9]\d\d|20\d\d)\b(?![-–/]\d)")
+
 
 def _year_list_bounds(s: str) -> tuple[int, int]:
     years = []
@@ -526,6 +531,18 @@ def _regex_spans(text: str) -> list[Span]:
         # century and the 1950s and 1960s, in the 1960s and the 1970s)"
         a, b = _year_list_bounds(m.group(0))
         add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.9, "regex:year_list", {"year": a, "year_end": b}))
+    for m in _ATTRIBUTIVE_YEARS.finditer(text):
+        # "the 1976 and 1980 Summer Olympics": the years go together ("the 1976 and Summer
+        # Olympics" was an output: the second year went as a modifier, the first stayed)
+        a, b = _year_list_bounds(m.group(0))
+        add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.9, "regex:year_list",
+                 {"year": a, "year_end": b, "attributive": True}))
+    for m in _BETWEEN_YEARS.finditer(text):
+        # "between 1990 and 1996" -> "in the 1990s" (year by year it became "between the 1990s")
+        a, b = int(m.group("a")), int(m.group("b"))
+        if a < b:
+            add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.9, "regex:year_range",
+                     {"year": a, "year_end": b, "between": True}))
     for rx, kind in ((RE_DMY, "dmy"), (RE_MDY, "mdy"), (RE_ISO, "iso")):
         for m in rx.finditer(text):
             month = int(m.group("mm")) if kind == "iso" else _month_num(m.group("m"))
