@@ -112,6 +112,9 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     ("His sons John and Paul are actors.", "and Paul"),
     # after "the", a noun's only modifier says which one it is ("journeys beyond the system" was an output)
     ("One of his photographs now journeys beyond the solar system.", "solar"),
+    # the parse hung it on the verb, but it says which record ("In the 2010s, he set the record." was an output)
+    ("In October 2015, he set the record for the most days spent in space by an American.",
+     "for the most days spent in space by an American"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
     flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]
@@ -817,6 +820,20 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "Jan Smith", "He is a cyclist. He competed at the Summer Olympics in four events in total."),
     ("Bob Kay is a tennis player. He coached between 1990 and 1996. He played between 1985 and 1999.",
      "Bob Kay", "He is a tennis player. He coached in the 1990s. He played between the 1980s and the 1990s."),
+    # a name between "the" and its noun asked "which one?" once removed, whatever comma-set clause follows
+    # ("His debut came in the tournament, where he" was an output)
+    ("Dan Hess is a fighter. Hess's mixed martial arts debut came in the Ultimate Fighting Championship 5 tournament, "
+     "where he defeated Andy Anderson by TKO.", "Dan Hess",
+     "He is a fighter. His mixed martial arts debut came in a tournament, where he defeated"),
+    # "until 1985" is no "until the 1980s" (which ends as they begin): he went on "into the 1980s"
+    ("Tom Hall is a baseball player. He continued to play minor league baseball until 1985, spending his final "
+     "season in Maine.", "Tom Hall", "He is a baseball player. He continued to play minor league baseball into the 1980s"),
+    # a team's league says nothing once generalized ("a team of a league" was an output), and a team
+    # named "X of <league>" is no league ("the former head coach of a league" was an output)
+    ("Tom Hall is a lacrosse player. He is the former head coach of the Denver Outlaws of Major League Lacrosse.",
+     "Tom Hall", "He is a lacrosse player. He is the former head coach of a team."),
+    ("Tom Hall is a lacrosse player for the Chesapeake Bayhawks of Major League Lacrosse. He won and his team won.",
+     "Tom Hall", "He is a lacrosse player."),
     # a work's noun may carry a capitalised modifier ("the Japanese cooking show Iron Chef" stayed)
     ("Yutaka Ishinabe was a chef. He was a chef in the Japanese cooking show Iron Chef. He won and his team won.",
      "Yutaka Ishinabe", "He was a chef. He was a chef in a Japanese cooking show."),
@@ -1450,6 +1467,17 @@ def test_a_sentence_that_points_back_at_a_deleted_one_goes_with_it(engine):
     opt._drop_orphans(plan, task)
     out = plan.render()
     assert "Both" not in out and "same year" not in out and "She played in" in out, out
+    # "Ten years later, he commanded ..." after the flight's sentence went (an output): later than nothing
+    text = ("Alan Shepard was an American astronaut. In 1961 he became the second person to fly in space. Ten years "
+            "later, he commanded the Apollo 14 mission. He retired in 1974.")
+    task = Task(original=text, doc_id="d4", name="Alan Shepard", label="Astronaut")
+    batch = asyncio.run(engine.prepare([Document(id="d4", text=text, name="Alan Shepard", label="Astronaut")]))
+    plan = opt.base_plan(task, batch)
+    by_sentence = {u.sentence: k for k, u in enumerate(plan.units) if u.kind == "sentence"}
+    plan.choice[by_sentence[1]] = ""
+    opt._drop_orphans(plan, task)
+    out = plan.render()
+    assert "years later" not in out and "He retired in" in out, out
 
 
 def test_a_town_a_footballer_signs_for_is_its_team():
@@ -1516,3 +1544,15 @@ def test_a_long_quotation_goes(engine):
                     name="Tom Hall")
     assert "criticised" not in out and "uninvited" not in out, out
     assert '"a pianist of uncommon ability"' in out and out.startswith("He was an engineer."), out
+
+
+def test_a_kind_the_name_says_is_the_top_of_its_ladder():
+    """A university, a league, a hall of fame never climb to "an organization" or "an honor"
+    ("A member of an honor", "played in an organization" were outputs): past their kind, the
+    phrase goes. A lowercase phrase the NER called an organisation is no name ("continued to play
+    an organization" of "minor league baseball")."""
+    opts = _span_options("Tom Hall was a baseball player. He studied at Harvard University. A member of the Baseball "
+                         "Hall of Fame, he continued to play minor league baseball until 1985.", "Tom Hall")
+    assert opts["Harvard University"] and "an organization" not in opts["Harvard University"]
+    assert opts["Baseball Hall of Fame"] and "an honor" not in opts["Baseball Hall of Fame"]
+    assert "minor league baseball" not in opts

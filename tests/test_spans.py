@@ -301,3 +301,24 @@ def test_a_horse_race_s_name_is_a_race():
         assert spans[name].type == "EVENT" and spans[name].meta["ladder"] == ["a horse race", "a race"], spans[name]
     spans = {s.text: s for s in find_spans("He played for Derby County. He won the Home Run Derby in 1990.")}
     assert all("race" not in str(s.meta.get("ladder")) for s in spans.values()), spans
+
+
+def test_an_organisation_is_the_kind_its_head_before_of_says():
+    """"the Denver Outlaws of Major League Lacrosse" is a team, not a league ("head coach of a
+    league" was an output); a head before "of" still says the kind."""
+    from veil.agents.local.generalize import candidates
+
+    t = by_text(find_spans("He was the head coach of the Denver Outlaws of Major League Lacrosse. He studied at the "
+                           "Massachusetts Institute of Technology and worked for the Bank of America."))
+    outlaws = next(s for x, s in t.items() if "Outlaws" in x)
+    assert not any("league" in r for r in candidates(outlaws))
+    assert candidates(t["Bank of America"])[0] == "a bank"
+    assert "institute" in candidates(t["Massachusetts Institute of Technology"])[0]
+
+
+def test_years_said_together_are_one_span():
+    """"the 1976 and 1980 Summer Olympics" (one year went, one stayed: "the 1976 and Summer
+    Olympics" was an output); "between 1990 and 1996" with its "between"."""
+    t = by_text(find_spans("He competed at the 1976 and 1980 Summer Olympics. He coached between 1990 and 1996."))
+    assert t["1976 and 1980"].type == "YEAR" and t["1976 and 1980"].meta["year_end"] == 1980
+    assert t["between 1990 and 1996"].meta == {"year": 1990, "year_end": 1996, "between": True}

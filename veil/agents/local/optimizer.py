@@ -157,7 +157,11 @@ _ORPHAN = re.compile(r"(?:Other|Another|In doing so|By doing so|Since then|The f
                      r"Despite this|Because of this|During this|In this|At this|That same|Later that|The latter|"
                      r"In the same|The same year|That year|In that year|"
                      r"The former|The two|The pair|The couple|The duo|"
-                     r"The (?:first|second|third|last|other|others|rest)(?= (?:was|were|is|are|had|has)\b))\b")
+                     r"The (?:first|second|third|last|other|others|rest)(?= (?:was|were|is|are|had|has)\b)|"
+                     # "Ten years later, he commanded ...": later than what the sentence before said
+                     r"(?:[A-Z][a-z]+|\d+|A few|A couple of) (?:years?|months?|decades?|weeks?|days?) "
+                     r"(?:later|after|afterwards|earlier|before)|Shortly (?:after|afterwards|thereafter)|"
+                     r"Soon (?:after|afterwards|thereafter))\b")
 # a place that a claim ranges over: widening it widens the claim
 _ALL_OVER = re.compile(r"(?:\ball\s+(?:around|over|across|through)|\bacross|\bthroughout|\bevery\b[^.,;]{0,40}?\bin)"
                        r"\s+(?:the\s+)?$", re.I)
@@ -570,9 +574,17 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # "the first Dutch professional baseball player" is not "the first European" one (nor the
             # first at all); "the British Ambassador" is no "European Ambassador", but an ambassador
             options = [""] if held == "office" else []
-        if s.type == "ORG" and len(options) > 1 and "an organization" in options and slot_kind(s) in ("a school", "a team"):
-            # "educated at an organization" (of "the Georgetown University"): the rungs that fit the verb's slot
+        if s.type == "ORG" and len(options) > 1 and "an organization" in options and (
+                slot_kind(s) in ("a school", "a team") or d.replacement != "an organization"):
+            # "educated at an organization" (of "the Georgetown University"): the rungs that fit the
+            # verb's slot; and a kind the name says is the top of its ladder ("played in an
+            # organization" of "a sports league", "a member of an organization" of "a university"
+            # read as no one writes): where the attacker wants more, the phrase goes
             options = [o for o in options if o != "an organization"]
+        if s.type == "ORG" and d.replacement is not None and _league_of_a_team(s, doc, d.replacement):
+            # "for the Chesapeake Bayhawks of Major League Lacrosse" -> "for a team of a league" says
+            # nothing a reader wants: the phrase goes (its kind stays where no phrase can go)
+            d = dataclasses.replace(d, drop_unit=True, reason=d.reason + "; the league of a team: its phrase goes")
         if s.type in ("LOCATION", "NATIONALITY") and _ALL_OVER.search(text, max(0, s.start - 60), s.start):
             # "performed all around Japan", "almost every comedy club in Australia": a wider place makes the
             # claim bigger ("all around Asia", "every comedy club in Oceania" were outputs): the phrase goes
@@ -936,8 +948,9 @@ def _the_before_name(s: Span, doc) -> int | None:
     noun = doc[k]
     if noun.tag_ != "NN" or the.head.i != noun.i or not any(t.head.i == noun.i for t in toks) \
             or noun.lower_ in lexicon()["mass_nouns_set"] or noun.lower_ in _DEICTIC \
-            or any(c.i > noun.i and c.dep_ in ("prep", "relcl", "acl", "appos") for c in noun.children):
-        return None
+            or any(c.i > noun.i and c.dep_ in ("prep", "relcl", "acl", "appos")
+                   and doc[c.left_edge.i - 1].text != "," for c in noun.children):
+        return None  # (a clause set off by a comma says nothing of which one: "in the UFC 5 tournament, where he")
     return the.idx
 
 
@@ -1169,6 +1182,33 @@ def _with_modifier_tail(s: Span, doc) -> Span:
     return Span(s.start, end, text[s.start:end], s.type, s.score, s.evidence, s.meta)
 
 
+_TEAM_NOUNS = frozenset("team club side squad franchise affiliate".split())
+_LEAGUES = re.compile(r"\b(?:league|association|conference|division)\b")
+
+
+def _league_of_a_team(s: Span, doc, rung: str) -> bool:
+    """A league in a team's "of" phrase ("the Chesapeake Bayhawks of Major League Lacrosse", "a
+    club of the Eastern League"): once generalized, "a team of a league" says nothing."""
+    toks = _tokens_in(s, doc)
+    if not toks or not _LEAGUES.search(rung):
+        return False
+    k = toks[0].i - 1
+    while k >= 0 and doc[k].lower_ == "the":
+        k -= 1
+    return k >= 1 and doc[k].lower_ == "of" and (doc[k - 1].pos_ == "PROPN" or doc[k - 1].lower_ in _TEAM_NOUNS)
+
+
+def _prep_before(s: Span, doc):
+    """The "until" right before a date, unless "up" stands before it ("Up until 2015")."""
+    toks = _tokens_in(s, doc)
+    if not toks or toks[0].i == 0:
+        return None
+    prep = doc[toks[0].i - 1]
+    if prep.lower_ not in ("until", "till") or (prep.i > 0 and doc[prep.i - 1].lower_ == "up"):
+        return None
+    return prep
+
+
 def _with_count(s: Span, doc) -> Span:
     """A removed modifier of a counted noun takes the number with it: "He won six Formula One
     races" -> "He won races" ("six races" reads as all he won, and he won others); a count said
@@ -1230,6 +1270,9 @@ def _with_slot(s: Span, doc) -> Span:
             s = _with_count(s, doc)
     if role is not None:
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role": role})
+    if role == "pobj:until" and s.type in ("DATE", "YEAR", "DOB") and (prep := _prep_before(s, doc)) is not None:
+        # "until 1985" -> "into the 1980s" (policy): the preposition is part of what changes
+        s = Span(prep.idx, s.end, nlp.text_of(doc)[prep.idx:s.end], s.type, s.score, s.evidence, {**s.meta, "until": True})
     head, toks = _span_head(s, doc)
     if s.type == "LOCATION" and toks and toks[0].i >= 2 and doc[toks[0].i - 1].text == "," \
             and (org := doc[toks[0].i - 2]).pos_ == "PROPN" and (org.ent_type_ in ("ORG", "FAC") or org.lower_ in lexicon()["org_heads"]) \

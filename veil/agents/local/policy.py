@@ -241,6 +241,11 @@ class Generalize(Operator):
             # "died before April 1811" is not "before the 1810s": a bound keeps its side of the period
             edge = _BOUNDS[role]
             rung, above = (_bounded(rung, edge) if rung else rung), tuple(_bounded(r, edge) for r in above)
+        if span.type in _DATE_TYPES and span.meta.get("until") and rung is not None:
+            # "played until 1985" is not "until the 1980s" (which ends as they begin): the span holds
+            # its "until", and the period is one he went on into
+            into = lambda r: "into " + re.sub(r"^in\s+", "", r)  # noqa: E731
+            rung, above = into(rung), tuple(into(r) for r in above if r.startswith(("the ", "in the ")))
         if span.evidence == "regex:n_time" and rung is not None:
             return Decision(rung, above, f"{kind} generalized to a range by the policy")  # "a multiple-time champion"
         if role == "determined" and rung is not None:

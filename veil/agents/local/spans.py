@@ -844,8 +844,14 @@ def _org_ladder(words: list[str], raw: str) -> tuple[list[str], str] | None:
             k = low.index(conn)
             if k > 0:
                 cand_idx.append(k - 1)
-    cand_idx.append(len(low) - 1)
-    cand_idx.extend(range(len(low) - 2, -1, -1))
+    joint = min((low.index(c) for c in ("of", "for") if c in low[1:]), default=None)
+    if joint is not None:
+        # the name's head is before its "of": "the Denver Outlaws of Major League Lacrosse" is a
+        # team, no league (it was "head coach of a league"); no known head there, no known kind
+        cand_idx.extend(range(joint - 2, -1, -1))
+    else:
+        cand_idx.append(len(low) - 1)
+        cand_idx.extend(range(len(low) - 2, -1, -1))
     for two in ("house of representatives", "air force", "marine corps"):
         if two in joined:
             return list(heads[two]), two
@@ -1141,8 +1147,11 @@ def _entity_spans(text: str, doc) -> list[Span]:
         for i, j, label in ents:
             if j - i == 1 and toks[i].text in lexicon()["not_acronyms_set"]:
                 continue  # "won by TKO": no organisation ("by an organization" was an output)
-            typed = _classify(text, toks, i, j, person_tokens) if any(
-                toks[x].text[:1].isupper() for x in range(i, j)) else []
+            capitalised = any(toks[x].text[:1].isupper() for x in range(i, j))
+            if not capitalised and label in ("ORG", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LAW"):
+                continue  # no name: "continued to play minor league baseball", "at first reserve board"
+                # ("play an organization", "at an organization" were outputs)
+            typed = _classify(text, toks, i, j, person_tokens) if capitalised else []
             if label == "PERSON" and typed and typed[0].type in ("AWARD", "EVENT", "TITLE") and j - i > 1 \
                     and toks[i].text.lower() in lexicon()["first_names"]:
                 typed = []  # "Oscar Delacroix" is a person, not an award

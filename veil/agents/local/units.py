@@ -148,11 +148,14 @@ def _dependent(tok, sent) -> Constituent | None:
     prev = tok.doc[tok.i - 1] if tok.i > 0 else None
     if dep == "prep" and prev is not None and prev.pos_ == "NOUN" and prev.lower_ in RELATIONAL:
         return None  # the parse hung the complement on the noun before ("trainer and winner | of the Derby")
-    if dep == "prep" and tok.head.pos_ == "NOUN" and tok.i == tok.head.i + 1 and any(
-            c.dep_ in ("det", "poss") and c.lower_ in _DEFINITE_DETS and (tok.lower_ == "of" or c.dep_ == "poss")
-            for c in tok.head.children if tok.lower_ in ("of", "for")):
+    noun = tok.head if tok.head.pos_ == "NOUN" else prev  # (the parse may hang it on the verb: "set the record | for")
+    if dep == "prep" and noun is not None and noun.pos_ == "NOUN" and tok.i == noun.i + 1 and any(
+            c.dep_ in ("det", "poss") and c.lower_ in _DEFINITE_DETS and (tok.lower_ == "of" or c.dep_ == "poss"
+                                                                         or noun is not tok.head)
+            for c in noun.children if tok.lower_ in ("of", "for")):
         # a definite noun's complement: "the end of that season" -> "at the end", "in the
-        # discipline of Wing Chun" -> "in the discipline", "his love for photography" -> "his love"
+        # discipline of Wing Chun" -> "in the discipline", "his love for photography" -> "his love",
+        # "he set the record for the most days in space" -> "he set the record"
         return None
     if dep == "amod" and tok.lower_ in COMPLEX_PREPOSITIONS:
         return None  # "due mainly" of "due mainly to the fact": the parse split the preposition
