@@ -251,3 +251,19 @@ def test_every_span_of_a_biography_has_a_general_last_rung():
         assert "" not in lad or s.type == "GENDERED"
         if s.type in ("PERSON", "LOCATION", "ORG", "YEAR"):
             assert lad[-1] in ("a person", "a place", "an organization", "the 20th century")
+
+
+@pytest.mark.parametrize("value, rung", [
+    (12_000, "over ten thousand pounds"),  # ("tens of thousands of pounds" for £12,000 was an output)
+    (25_000, "tens of thousands of pounds"), (10_000, "ten thousand pounds"), (1_500_000, "over a million pounds"),
+])
+def test_a_plural_magnitude_says_at_least_two_of_it_money(value, rung):
+    s = Span(0, 1, "x", "MONEY", 1.0, "test", {"amount": value, "currency": "pounds"})
+    assert candidates(s)[0] == rung
+
+
+@pytest.mark.parametrize("value, rung", [(150, "over a hundred"), (100, "a hundred"), (250, "hundreds of"),
+                                         (21, "over a dozen"), (30, "dozens of"), (1200, "over a thousand")])
+def test_a_plural_magnitude_says_at_least_two_of_it(value, rung):
+    s = Span(0, 1, "x", "NUMBER", 1.0, "test", {"value": value, "noun_follows": True, "qualifier": "about"})
+    assert candidates(s)[0] == rung

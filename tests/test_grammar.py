@@ -834,6 +834,13 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "Tom Hall", "He is a lacrosse player. He is the former head coach of a team."),
     ("Tom Hall is a lacrosse player for the Chesapeake Bayhawks of Major League Lacrosse. He won and his team won.",
      "Tom Hall", "He is a lacrosse player."),
+    # "the Eighty-third and to the eleven succeeding Congresses" dates a member to the year (it stayed)
+    ("Tom Hall was an American politician. He was elected as a Republican to the Eighty-third and to the eleven "
+     "succeeding Congresses. He won and his team won.", "Tom Hall",
+     "He was an American politician. He was elected as a Republican to Congress."),
+    # a name's number goes with it ("he commanded the 14 mission" was an output); no one is "the Moon"
+    ("Alan Shepard was an American astronaut. He commanded the Apollo 14 mission in 1971. He walked on the Moon.",
+     "Alan Shepard", "He was an American astronaut. He commanded a mission in the 1970s. He walked on the Moon."),
     # a work's noun may carry a capitalised modifier ("the Japanese cooking show Iron Chef" stayed)
     ("Yutaka Ishinabe was a chef. He was a chef in the Japanese cooking show Iron Chef. He won and his team won.",
      "Yutaka Ishinabe", "He was a chef. He was a chef in a Japanese cooking show."),

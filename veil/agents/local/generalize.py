@@ -377,14 +377,13 @@ _SMALL = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "
 
 def _magnitude_words(n: int, noun: bool) -> list[str]:
     of = " of" if noun else ""
-    if n >= 1_000_000:
-        return [f"millions{of}", "many"]
-    if n >= 1000:
-        return [f"thousands{of}", "many"]
-    if n >= 100:
-        return [f"hundreds{of}", "many"]
+    # (a plural magnitude says at least two of it: 150 is "over a hundred", not "hundreds")
+    for base, plural, one in ((1_000_000, "millions", "a million"), (1000, "thousands", "a thousand"),
+                              (100, "hundreds", "a hundred")):
+        if n >= base:
+            return [f"{plural}{of}" if n >= 2 * base else f"over {one}" if n > base else one, "many"]
     if n >= 20:
-        return [f"dozens{of}", "many"]
+        return [f"dozens{of}" if n >= 24 else "over a dozen", "many"]
     if n >= 10:
         return ["about a dozen", "several"] if n <= 14 else ["over a dozen", "many"]
     if n >= 5:
@@ -426,24 +425,16 @@ def _number_ladder(span: Span) -> list[str]:
 def _money_ladder(span: Span) -> list[str]:
     v = span.meta["amount"]
     unit = span.meta.get("currency", "dollars")
-    if v >= 1e9:
-        out = [f"billions of {unit}"]
-    elif v >= 1e8:
-        out = [f"hundreds of millions of {unit}"]
-    elif v >= 1e7:
-        out = [f"tens of millions of {unit}"]
-    elif v >= 2e6:
-        out = [f"several million {unit}"]
-    elif v >= 1e6:
-        out = [f"over a million {unit}" if v > 1e6 else f"a million {unit}"]
-    elif v >= 1e5:
-        out = [f"hundreds of thousands of {unit}"]
-    elif v >= 1e4:
-        out = [f"tens of thousands of {unit}"]
-    elif v >= 1e3:
-        out = [f"thousands of {unit}"]
-    else:
-        out = []
+    # a plural magnitude says at least two of it: £12,000 is no "tens of thousands of pounds" (an
+    # output), but "over ten thousand pounds"
+    out = []
+    for base, plural, one in ((1e9, "billions of", "a billion"), (1e8, "hundreds of millions of", "a hundred million"),
+                              (1e7, "tens of millions of", "ten million"), (1e6, "several million", "a million"),
+                              (1e5, "hundreds of thousands of", "a hundred thousand"),
+                              (1e4, "tens of thousands of", "ten thousand"), (1e3, "thousands of", "a thousand")):
+        if v >= base:
+            out = [f"{plural} {unit}" if v >= 2 * base else f"over {one} {unit}" if v > base else f"{one} {unit}"]
+            break
     out.append("a large sum" if v >= 1e5 else "a sum of money")
     return out
 

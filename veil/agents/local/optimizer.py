@@ -1173,8 +1173,9 @@ def _with_modifier_tail(s: Span, doc) -> Span:
     if noun.pos_ == "PROPN":
         return s  # the words before a name's head are the name's own: "the 2005 Tour de France" is no "the de France"
     j = toks[-1].i + 1
-    while j < noun.i and doc[j].pos_ in ("PROPN", "NUM") and len(doc[j].text) > 1 and doc[j].text[:1].isupper() \
-            and doc[j].head.i in (noun.i, *range(toks[0].i, j)):
+    while j < noun.i and doc[j].pos_ in ("PROPN", "NUM") and (len(doc[j].text) > 1 and doc[j].text[:1].isupper()
+                                                             or doc[j].text.isdigit()) \
+            and doc[j].head.i in (noun.i, *range(toks[0].i, j)):  # ("the Apollo 14 mission" -> "the 14 mission" was an output)
         j += 1
     if j == toks[-1].i + 1:
         return s

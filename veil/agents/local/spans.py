@@ -506,6 +506,8 @@ _ORDINAL = rf"(?:\d{{1,3}}(?:st|nd|rd|th)|(?i:{_ORDINAL_WORD}))"
 # in dates the member to two years; "Congress" is what stays true (the NER split the ordinals into a
 # date and a number, and left the sessions as they were)
 _NUMBERED_CONGRESS = re.compile(rf"\b(?:the\s+)?{_ORDINAL}(?:(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+){_ORDINAL})*"
+                                # "the Eighty-third and to the eleven succeeding Congresses": as many terms
+                                rf"(?:\s+and\s+(?:to\s+)?the\s+(?:[a-z]+(?:-[a-z]+)?\s+)?succeeding)?"
                                 rf"\s+(?:United\s+States\s+)?[Cc]ongress(?:es)?\b")
 # a statistic with decimals ("an earned run average of 3.28", "averaged 16.3 points"): a career's
 # exact figure; "over 3" is true of it
@@ -1147,6 +1149,9 @@ def _entity_spans(text: str, doc) -> list[Span]:
         for i, j, label in ents:
             if j - i == 1 and toks[i].text in lexicon()["not_acronyms_set"]:
                 continue  # "won by TKO": no organisation ("by an organization" was an output)
+            if label == "PERSON" and j - i == 1 and i > 0 and doc[i - 1].text == "the" \
+                    and (j >= len(doc) or doc[j].pos_ not in ("NOUN", "PROPN")):
+                continue  # no one is "the X": "walked on the Moon" ("Person B" was an output); "the Kelly brothers" are
             capitalised = any(toks[x].text[:1].isupper() for x in range(i, j))
             if not capitalised and label in ("ORG", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LAW"):
                 continue  # no name: "continued to play minor league baseball", "at first reserve board"
