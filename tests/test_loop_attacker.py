@@ -69,14 +69,15 @@ def test_the_stronger_attacker_never_ranks_the_truth_lower_than_bm25(engines) ->
 
 @pytest.mark.slow
 def test_the_semantic_attacker_ranks_a_generalized_release_higher_than_bm25(engines) -> None:
-    """A release that generalizes the birth date and place truthfully ("12 March 1961 in
-    Hamburg" -> "the 1960s in Germany") shares few terms with what the adversary knows, but
+    """A release that generalizes the place and the hotel truthfully ("Hamburg" -> "northern
+    Germany", "the Hotel Sacher" -> "a hotel") shares few terms with what the adversary knows, but
     its meaning (and the generalization hierarchy) still points to the person: BM25 ranks her
-    second of twelve, the semantic linker first."""
+    second of twelve, the semantic linker first. (The releases of the others no longer say
+    "born": a release that does is found by BM25 alone.)"""
     eng, _ = engines
     pe, batch = eng.p_evaluator, eng.batch
     task = task_for("b1")
-    release = "The chef (born in the 1960s in Germany) is a German chef."
+    release = "She is a cook from northern Germany. She trained at a hotel."
     toks = Counter(tokenize(release))
     lexical = run_attack(pe, batch, task, toks)
     fused = run_attack(pe, batch, task, toks, sentences(release))

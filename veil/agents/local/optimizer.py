@@ -2006,7 +2006,10 @@ class LocalOptimizer(Optimizer):
                     x = plan.units[k]
                     if rep == "" and u.end <= x.start and x.end <= w.start:
                         gap = gap.replace(text[x.start:x.end], "")
-                if w.kind == "parenthetical" and text[w.start:w.start + 1] == "(" and re.search(r"\d", w.text) \
+                # (the parse may call "(born August 17, 1944)" a participial clause: "She (born in the
+                # 1940s) is" was an output)
+                if w.kind in ("parenthetical", "participial clause", "appositive") and text[w.start:w.start + 1] == "(" \
+                        and text[w.end - 1:w.end] == ")" and re.search(r"\d", w.text) \
                         and gap.strip() in ("", ",") \
                         and j not in plan.choice:
                     plan.try_choose(j, "", "life dates after the subject's pronoun: the bracket goes")
