@@ -1439,15 +1439,18 @@ def test_a_unique_claim_goes_with_its_sentence_where_another_sentence_says_the_l
 def test_a_sentence_that_points_back_at_a_deleted_one_goes_with_it(engine):
     """"Other nominees include Person ARF." stayed after the nomination's sentence went; a sentence
     that opens with "Other", "In doing so", "It" ... goes with the sentence it points back at."""
-    from veil.agents.local.optimizer import Plan
+    opt = engine.optimizer
+
+    def planned(text, doc_id, name, label):
+        """The text's base plan and its sentence units by sentence index."""
+        task = Task(original=text, doc_id=doc_id, name=name, label=label)
+        batch = asyncio.run(engine.prepare([Document(id=doc_id, text=text, name=name, label=label)]))
+        plan = opt.base_plan(task, batch)
+        return task, plan, {u.sentence: k for k, u in enumerate(plan.units) if u.kind == "sentence"}
 
     text = ("Ronald Turini is a Canadian pianist. In 1968 his recording of the Hindemith Sonata was nominated for a "
             "Grammy Award. Other nominees include Julian Bream. He taught piano.")
-    task = Task(original=text, doc_id="d", name="Ronald Turini", label="Pianist")
-    batch = asyncio.run(engine.prepare([Document(id="d", text=text, name="Ronald Turini", label="Pianist")]))
-    opt = engine.optimizer
-    plan = opt.base_plan(task, batch)
-    by_sentence = {u.sentence: k for k, u in enumerate(plan.units) if u.kind == "sentence"}
+    task, plan, by_sentence = planned(text, "d", "Ronald Turini", "Pianist")
     plan.choice[by_sentence[1]] = ""
     opt._drop_orphans(plan, task)
     assert plan.choice.get(by_sentence[2]) == "" and by_sentence[3] not in plan.choice, plan.render()
@@ -1455,10 +1458,7 @@ def test_a_sentence_that_points_back_at_a_deleted_one_goes_with_it(engine):
     # a tail of numbers the sentence splitter cut off the deleted sentence ("6, 171, 219, 256." was left)
     text = ("Carl Osten was a Russian entomologist. He published Loew's work in the Smithsonian Miscellaneous "
             "Collections, Nos. 6, 171, 219, 256. He proposed the term chaetotaxy.")
-    task = Task(original=text, doc_id="d2", name="Carl Osten", label="Entomologist")
-    batch = asyncio.run(engine.prepare([Document(id="d2", text=text, name="Carl Osten", label="Entomologist")]))
-    plan = opt.base_plan(task, batch)
-    by_sentence = {u.sentence: k for k, u in enumerate(plan.units) if u.kind == "sentence"}
+    task, plan, by_sentence = planned(text, "d2", "Carl Osten", "Entomologist")
     numbers = next(si for si, (a, b) in enumerate(plan.analysis.sentences) if text[a:b].startswith("6,"))
     plan.choice[by_sentence[numbers - 1]] = ""
     opt._drop_orphans(plan, task)
@@ -1468,10 +1468,7 @@ def test_a_sentence_that_points_back_at_a_deleted_one_goes_with_it(engine):
     text = ("Ferhunde Erkin was a Turkish pianist. She and her brother studied in Leipzig and graduated in 1930. "
             "Upon their return to Turkey both started as teachers in 1931. In the same year she married. She played "
             "in Berlin in 1943.")
-    task = Task(original=text, doc_id="d3", name="Ferhunde Erkin", label="Pianist")
-    batch = asyncio.run(engine.prepare([Document(id="d3", text=text, name="Ferhunde Erkin", label="Pianist")]))
-    plan = opt.base_plan(task, batch)
-    by_sentence = {u.sentence: k for k, u in enumerate(plan.units) if u.kind == "sentence"}
+    task, plan, by_sentence = planned(text, "d3", "Ferhunde Erkin", "Pianist")
     upon = next(k for k, u in enumerate(plan.units) if u.kind != "sentence" and u.text.startswith("Upon their return"))
     plan.choice[by_sentence[1]] = plan.choice[upon] = ""
     opt._drop_orphans(plan, task)
@@ -1480,10 +1477,7 @@ def test_a_sentence_that_points_back_at_a_deleted_one_goes_with_it(engine):
     # "Ten years later, he commanded ..." after the flight's sentence went (an output): later than nothing
     text = ("Alan Shepard was an American astronaut. In 1961 he became the second person to fly in space. Ten years "
             "later, he commanded the Apollo 14 mission. He retired in 1974.")
-    task = Task(original=text, doc_id="d4", name="Alan Shepard", label="Astronaut")
-    batch = asyncio.run(engine.prepare([Document(id="d4", text=text, name="Alan Shepard", label="Astronaut")]))
-    plan = opt.base_plan(task, batch)
-    by_sentence = {u.sentence: k for k, u in enumerate(plan.units) if u.kind == "sentence"}
+    task, plan, by_sentence = planned(text, "d4", "Alan Shepard", "Astronaut")
     plan.choice[by_sentence[1]] = ""
     opt._drop_orphans(plan, task)
     out = plan.render()

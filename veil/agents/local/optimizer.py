@@ -1221,8 +1221,15 @@ def _with_count(s: Span, doc) -> Span:
     counts = [c for c in noun.children if c.dep_ == "nummod" and c.i < toks[0].i and _small_count(c)]
     if not counts or any(t.pos_ not in ("ADJ", "NUM", "PROPN", "NOUN", "PUNCT", "CCONJ") for t in doc[counts[0].i + 1:toks[0].i]):
         return s
-    first = counts[0].i
-    while first > 0 and doc[first - 1].dep_ in ("quantmod", "advmod") and doc[first - 1].head.i == counts[0].i:
+    return _without_count(s, doc, counts[0].i)
+
+
+def _without_count(s: Span, doc, count: int) -> Span:
+    """The span from the number that counts it (its "over", "more than" too), marked "uncounted";
+    or, where the count is all of his ("his four", "the two": it cannot lose its number), the
+    span as it is, marked "exclusive" (the policy drops its phrase)."""
+    first = count
+    while first > 0 and doc[first - 1].dep_ in ("quantmod", "advmod") and doc[first - 1].head.i == count:
         first -= 1  # "over 200", "more than 10" go with their number
     before = doc[first - 1] if first > 0 else None
     if before is not None and (before.lower_ in ("his", "her", "their", "its", "the") or before.dep_ == "poss"):
@@ -1291,16 +1298,7 @@ def _with_slot(s: Span, doc) -> Span:
             # ran (an output; he ran others); "his four Belmont Stakes" -> "his four horse races"
             # was false. A count of the kind is only true without its number ("participated in
             # races"); a count said as all of his ("his four", "the two") cannot lose it: its phrase goes
-            first = count
-            while first > 0 and doc[first - 1].dep_ in ("quantmod", "advmod") and doc[first - 1].head.i == count:
-                first -= 1  # "over 200", "more than 10" go with their number
-            before = doc[first - 1] if first > 0 else None
-            if before is not None and (before.lower_ in ("his", "her", "their", "its", "the")
-                                       or before.dep_ == "poss"):
-                s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "exclusive": True})
-            else:
-                a = doc[first].idx
-                s = Span(a, s.end, nlp.text_of(doc)[a:s.end], s.type, s.score, s.evidence, {**s.meta, "uncounted": True})
+            s = _without_count(s, doc, count)
     if role == "appositive" and head is not None and head.head.pos_ == "NOUN":
         # "the capital city, Bratislava": whatever replaces it is said to be that city
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "names_a_noun": True})
