@@ -820,6 +820,11 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "Jan Smith", "He is a cyclist. He competed at the Summer Olympics in four events in total."),
     ("Bob Kay is a tennis player. He coached between 1990 and 1996. He played between 1985 and 1999.",
      "Bob Kay", "He is a tennis player. He coached in the 1990s. He played between the 1980s and the 1990s."),
+    # "(d. 1784)" holds a year too: it dies in its decade, said in words ("(d. The 1780s)" was
+    # an output; before that "1784" stayed)
+    ("Tom Hall was an inventor. He was the son of John Hall (1739–1814) by his wife, Mary Hall (d. 1784). "
+     "He built boats.", "Tom Hall",
+     "He was an inventor. He was the son of Person B (1730s–1810s) by his wife, Person C (died in the 1780s)."),
     # a name between "the" and its noun asked "which one?" once removed, whatever comma-set clause follows
     # ("His debut came in the tournament, where he" was an output)
     ("Dan Hess is a fighter. Hess's mixed martial arts debut came in the Ultimate Fighting Championship 5 tournament, "

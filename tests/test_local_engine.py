@@ -395,3 +395,33 @@ def test_population_knowledge_base_guesses_are_kb_names(tmp_path: Path) -> None:
     assert {g.value for g in r.guesses} <= names
     assert not any(g.matched for g in r.guesses)
     assert r.score == K + 1
+
+
+_FIRST = "Anna Bruno Carla Dario Elena Fabio Greta Hugo Irene Jonas Klara Lars Mira Nils Olga Paolo Rosa Sven Tilda Ugo".split()
+_LAST = "Adler Berger Conti Dorn Eckert Falk Gallo Haas Ianni Jung Keller Lenz Moretti Nagel Orsini Pohl Rinaldi Stahl Testa Vogt".split()
+
+
+@pytest.mark.slow
+def test_a_name_no_other_record_mentions_goes_and_a_shared_one_stays() -> None:
+    """In a batch big enough to count in, a name the edits left as written that no other record
+    mentions ("a Summer Kitchen Program": common words after "a", so neither the NER nor the
+    rare-word test takes it for a name) goes, here with its sentence (no phrase of it reads once
+    removed); a name another record shares ("Iron Chef") stays, and so does a country."""
+    docs = [Document(id=f"o{i}", name=f"{f} {l}", label="Chef", text=(
+        f"{f} {l} is a chef who cooks in a small restaurant in Italy. {f} {l} learned to cook from "
+        f"a grandmother and appeared on Iron Chef {'once' if i % 2 else 'twice'}."))
+        for i, (f, l) in enumerate(zip(_FIRST, _LAST))]
+    target = Document(id="t", name="Helga Brandt", label="Chef", text=(
+        "Helga Brandt is a chef who cooks in a small restaurant in Italy. She also helped create a Summer "
+        "Kitchen Program for schools. She appeared on Iron Chef once."))
+    eng = Prepared(build(), docs + [target])
+    task = Task(k=K, p_max=K, name=target.name, label=target.label, original=target.text, doc_id="t")
+    plan, _ = eng.optimizer._plan(task, eng.batch, "utility", frozenset())
+    out = plan.render()
+    assert "Summer" not in out and "Program" not in out, out
+    assert "Iron Chef" in out and "Italy" in out and out.startswith("She is a chef"), out
+    assert any("no other record mentions" in r for r in plan.reasons.values())
+    # a record of the batch that shares its names with others loses none of them to this rule
+    task = Task(k=K, p_max=K, name=docs[0].name, label="Chef", original=docs[0].text, doc_id="o0")
+    plan, _ = eng.optimizer._plan(task, eng.batch, "utility", frozenset())
+    assert not any("no other record mentions" in r for r in plan.reasons.values())

@@ -322,6 +322,8 @@ def _year_span_ladder(span: Span) -> list[str]:
         out.append(f"the {_ordinal(ca)} century" if ca == cb else f"the {_ordinal(ca)} and {_ordinal(cb)} centuries")
         return out
     ladder = year_ladder(m["year"], attributive=bool(m.get("attributive")))
+    if m.get("life"):  # the span holds its "d.": "d. 1784" -> "died in the 1780s"
+        return [f"{m['life']} in {r}" for r in ladder]
     if m.get("after_born"):
         ladder = [f"in {r}" for r in ladder]
     return ladder

@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 from veil import nlp
 from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult, PrivacyResult, Task, UtilityResult
 from veil.agents.literal import (NAME_GAP, NAME_PARTICLE, NICKNAME, NICKNAMED, POSTNOMINALS, QUOTED_NICKNAME,
@@ -43,7 +45,8 @@ from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, ar
 from veil.agents.local.p_evaluator import AttackResult, LocalPrivacyEvaluator, run_attack
 from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, load_policy, plural, slot_kind
 from veil.agents.local.retrieval import tokenize
-from veil.agents.local.spans import NAME_TITLES, Span, deny_spans, find_spans, fold, lexicon, number_value
+from veil.agents.local.spans import (COMPASS, HONORIFICS, NAME_TITLES, Span, deny_spans, find_spans, fold, lexicon,
+                                     number_value, place_info)
 from veil.agents.local.units import RANKING, Constituent, constituents, is_ordinal
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
@@ -1877,6 +1880,33 @@ class Plan:
         return True
 
 
+# the fewest other records a name must be missing from before it counts as rare in the batch
+MIN_RARITY_POPULATION = 20
+# a run of capitalised words, with the small words names hold ("Department of Preventive
+# Medicine", "Travel + Leisure"); never across "and" (two names)
+_CAPITAL_RUN = re.compile(r"(?<![\w'’])[A-Z][\w'’.-]*[\w'’](?:(?:\s+(?:of|the|for|de|la|du|des|von|van|[&+:]))*\s+[A-Z][\w'’.-]*[\w'’])*")
+_OPENERS = frozenset(STOP_WORDS) | {"after", "during", "following", "since", "as", "in", "on", "at"}
+_PRONOUN_CAPITALS = frozenset("i i'm i've he she his her hers him they their them it its we our you your".split())
+
+
+@dataclass(frozen=True)
+class _Range:
+    """A stretch of the text that holders are looked up for (see :meth:`Analysis.holders_of`)."""
+
+    start: int
+    end: int
+
+
+def _known_capital(word: str) -> bool:
+    """A capitalised word that names no one alone: a month, a weekday, a nationality, an
+    honorific, a pronoun, a suffix, a common noun the lexicon lists as title-cased."""
+    w = re.sub(r"(?:['’]s|['’])$", "", word).strip(".:").lower()
+    lex = lexicon()
+    return (w in lex["months_set"] or w in lex["weekdays_set"] or w in _PRONOUN_CAPITALS or w in HONORIFICS
+            or w in ("jr", "sr", "ii", "iii", "iv") or fold(w) in lex["nationality_folded"]
+            or w in lex["common_capitalised"] or len(w) < 2)
+
+
 class LocalOptimizer(Optimizer):
     engine = "local"
 
@@ -2127,6 +2157,82 @@ class LocalOptimizer(Optimizer):
                 break
         return plan
 
+    def _drop_rare_names(self, plan: Plan, task: Task, batch: LocalBatch) -> None:
+        """A capitalised name the edits left as written, which no other record of the batch
+        mentions, goes with its phrase, else its sentence (never the first), whether or not the
+        simulated attacker needed it: a title made of common words ("Spiral Journey"), a name
+        the span finder typed wrong ("Torchwood" as a place it could not place), a show, a dish
+        is what a search engine or an LLM finds the person by, and what the attacker's known
+        facts happen to leave out. A name another record shares ("Iron Chef", "Muay Thai"), a
+        country or region, a nationality, and a name holding the label's words stay. Needs a
+        batch to count in (a lone document has the rare-word test of the span finder only).
+        Part of the floor: utility mode does not bring it back."""
+        if task.profile == "attributes":
+            return
+        memo = batch.memo["index"]
+        if "released_lower" not in memo:
+            memo["released_lower"] = {k: v.lower() for k, v in batch.released.items()}
+        others = [t for k, t in memo["released_lower"].items() if k != task.doc_id]
+        if len(others) < MIN_RARITY_POPULATION:
+            return
+        protected = self._protected(task)
+        analysis, text = plan.analysis, plan.analysis.text
+        for si, (a, b) in enumerate(analysis.sentences):
+            k = analysis.sentence_unit(si)
+            if k is None or k in plan.choice:
+                continue
+            for m in _CAPITAL_RUN.finditer(text, a, b):
+                ra, rb = m.span()
+                words = m.group(0).split()
+                if ra == a + len(text[a:b]) - len(text[a:b].lstrip(' "\'“‘\n*')):
+                    opened = len(words)
+                    while words and words[0].lower() in _OPENERS:  # "After Harvard": the opener is no name
+                        ra += len(words[0]) + len(text[ra + len(words[0]):]) - len(text[ra + len(words[0]):].lstrip())
+                        words = words[1:]
+                    if len(words) == opened == 1:
+                        continue  # (one capitalised word opening a sentence may be any word)
+                if not words or all(_known_capital(w) for w in words) or PSEUDONYM.search(" ".join(words)):
+                    continue
+                phrase = " ".join(words)
+                info = place_info(COMPASS.sub("", phrase) or phrase)  # ("Northern California": a region)
+                if (info is not None and info.get("kind") != "city") or any(
+                        self._is_protected(t, protected) for t in tokenize(phrase)):
+                    continue
+                if any(j in plan.choice and plan.units[j].start < rb and ra < plan.units[j].end
+                       for j in analysis.by_sentence(si)):
+                    continue  # an edit already touches it
+                pattern = re.compile(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)")
+                if any(pattern.search(t) for t in others):
+                    continue
+                # its quotes go with it ('the nickname \\"Bullet.” After' was an output)
+                if text[max(0, ra - 2):ra] == '\\"':
+                    ra -= 2
+                elif ra > 0 and text[ra - 1] in '"“‘\'':
+                    ra -= 1
+                if (m2 := re.match(r'[.,!?]?(?:\\"|["”’\'])', text[rb:rb + 3])) is not None and rb < b:
+                    rb += m2.end()
+                self._drop_range(plan, si, ra, rb, "a name no other record mentions, as written", protected)
+
+    def _drop_range(self, plan: Plan, si: int, ra: int, rb: int, why: str, protected: set[str]) -> None:
+        """The smallest removable phrase of sentence si that holds text[ra:rb] goes, else the
+        sentence (never the first, nor the last one standing, nor one that carries the label);
+        part of the floor."""
+        analysis = plan.analysis
+        for holder in analysis.holders_of(si, _Range(ra, rb)):
+            if holder not in plan.choice and plan.covering(holder) is None \
+                    and plan.try_choose(holder, "", why + "; its phrase is removed"):
+                plan.floor[holder] = ""
+                return
+        k = analysis.sentence_unit(si)
+        live = [j for j, x in enumerate(plan.units) if x.kind == "sentence" and j not in plan.choice]
+        if k is None or si == 0 or k not in live or len(live) < 2:
+            return
+        # (the label's words another sentence says protect nothing here: "She was also the main
+        # costume designer for Torchwood" after "She is a costume designer")
+        said = {t for j in live if j != k for t in plan.sentence_tokens(plan.units[j].sentence)}
+        if not any(self._is_protected(t, protected) and t not in said for t in plan.sentence_tokens(si)):
+            self._drop_for_good(plan, k, why + "; no phrase of it reads once removed, its sentence is removed")
+
     def _drop_stubs(self, plan: Plan, task: Task) -> None:
         """An edited sentence left with almost nothing of its own ("He was a player.", "His
         works have a sense.", "He grew inches" were outputs: a blind reader's first complaint)
@@ -2374,6 +2480,7 @@ class LocalOptimizer(Optimizer):
         plans = batch.memo["plans"]
         if key not in plans:
             plan = self.privacy_plan(task, batch, clues)
+            self._drop_rare_names(plan, task, batch)
             self._drop_stubs(plan, task)
             self._drop_orphans(plan, task)
             self._drop_dangling(plan, task)

@@ -483,6 +483,7 @@ _YEAR_LIST = re.compile(r"(?<=\()\s*\d{4}(?:\s*[–-]\s*\d{2,4})?(?:\s*[,;]\s*\d
 _ATTRIBUTIVE_YEARS = re.compile(r"(?:(?<=\b[Tt]he )|(?<=\bhis )|(?<=\bher )|(?<=\btheir )|(?<=\bits ))\d{4}(?:,\s*\d{4})*,?\s+(?:and|&)\s+\d{4}"
                                 r"(?=\s+[A-Za-z])")
 
+_LIFE_ABBREVIATED = re.compile(r"(?<![\w.])(?P<w>[bd]|fl)\.\s?(?P<y>1\d{3}|20\d{2})\b(?![\d,–-])")
 _BETWEEN_YEARS = re.compile(r"\b[Bb]etween (?P<a>1[5-9]\d\d|20\d\d) and (?P<b>1[5-9]\d\d|20\d\d)\b(?![-–/]\d)")
 
 
@@ -539,6 +540,11 @@ def _regex_spans(text: str) -> list[Span]:
         a, b = _year_list_bounds(m.group(0))
         add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.9, "regex:year_list",
                  {"year": a, "year_end": b, "attributive": True}))
+    for m in _LIFE_ABBREVIATED.finditer(text):
+        # "(d. 1784)" -> "(died in the 1780s)" (the bare decade after the point read as a new
+        # sentence: "(d. The 1780s)" was an output)
+        add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.9, "regex:year_life",
+                 {"year": int(m.group("y")), "life": {"b": "born", "d": "died", "fl": "active"}[m.group("w")]}))
     for m in _BETWEEN_YEARS.finditer(text):
         # "between 1990 and 1996" -> "in the 1990s" (year by year it became "between the 1990s")
         a, b = int(m.group("a")), int(m.group("b"))
@@ -587,7 +593,7 @@ def _regex_spans(text: str) -> list[Span]:
     for m in RE_YEAR.finditer(text):
         y = int(m.group("y"))
         before = text[max(0, m.start() - 14):m.start()]
-        if y < 1800 and not re.search(r"(?:\b(?:in|since|from|to|until|by|of|between|and|circa|c\.|born|died|year|during|before|after|around)\s*|[(–—-]\s*)$", before, re.I):
+        if y < 1800 and not re.search(r"(?:\b(?:in|since|from|to|until|by|of|between|and|circa|c\.|born|died|year|during|before|after|around)\s*|\b(?:[bd]|fl)\.\s*|[(–—-]\s*)$", before, re.I):
             continue
         if re.search(r"(?:No\.|#|Number|number)\s*$", before):
             continue
@@ -830,7 +836,7 @@ def _is_sentence_start(text: str, pos: int) -> bool:
     return False
 
 
-_COMPASS = re.compile(r"^(?:north|south|east|west|northern|southern|eastern|western|central|northeast|northwest|"
+COMPASS = re.compile(r"^(?:north|south|east|west|northern|southern|eastern|western|central|northeast|northwest|"
                       r"southeast|southwest|northeastern|northwestern|southeastern|southwestern|upstate|downtown)\s+", re.I)
 
 
@@ -962,8 +968,8 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
     info = None
     if not (nwords == 1 and low[0] in lex["place_ambiguous_set"] and prev_word not in lex["preps"]):
         info = place_info(raw)
-        if info is None and _COMPASS.match(raw):
-            inner = _COMPASS.sub("", raw)
+        if info is None and COMPASS.match(raw):
+            inner = COMPASS.sub("", raw)
             info = place_info(inner)
             if info is not None:
                 info = dict(info, qualified=True)
@@ -1165,6 +1171,12 @@ def _entity_spans(text: str, doc) -> list[Span]:
                 info = place_info(toks[i].text)  # "He represented Georgia": the state the NER says, not a given name
                 if info is not None:
                     typed = [Span(toks[i].start, toks[j - 1].end, toks[i].text, "LOCATION", 0.7, f"spacy:{label}", info)]
+            if label == "PERSON" and j - i == 1 and typed and typed[0].type == "LOCATION" \
+                    and typed[0].meta.get("kind") == "city" and toks[i].text.lower() in lexicon()["first_names"] \
+                    and _prev_word(text, toks[i].start) not in ("in", "at", "from", "near", "to", "into", "outside"):
+                # the NER and the given names agree against a town the gazetteer spells alike:
+                # "the children of Ann and Bennie Woolley" ("of Ann and Person SW" was an output)
+                typed = [Span(toks[i].start, toks[i].end, toks[i].text, "PERSON", 0.7, "spacy:PERSON", {})]
             if label == "NORP" and typed and typed[0].type == "PROPER":
                 continue  # not a nationality the lexicon knows: left to the person cues below
             if label == "PERSON" and (not typed or typed[0].type in ("PROPER",)) \
