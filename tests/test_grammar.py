@@ -180,6 +180,30 @@ def test_a_pointer_whose_antecedent_the_edits_took_goes_with_its_phrase(engine):
     plan.choice[plan.analysis.sentence_unit(1)] = ""
     engine.optimizer._drop_dangling(plan, task)
     assert plan.render() == "Lang is a German cyclist. He lives in Bonn.", plan.render()
+    # a noun that only modified another ("horse racing trainer") introduced nothing: "The horse" meant
+    # the gelding of the sentence before ("The horse had won four straight races" was an output once
+    # that sentence went); while that sentence stands, the pointer stays
+    task, plan = plan_of("Lang is a German horse racing trainer. In 2008, an owner gave him a gelding named "
+                         "Mine That Bird. The horse had won four races in Canada. He lives in Bonn.")
+    engine.optimizer._drop_dangling(plan, task)
+    assert plan.render() == plan.analysis.text
+    plan.choice[plan.analysis.sentence_unit(1)] = ""
+    engine.optimizer._drop_dangling(plan, task)
+    assert plan.render() == "Lang is a German horse racing trainer. He lives in Bonn.", plan.render()
+    # a mention of its own whose phrase an edit took names nothing, whatever modifier says the word
+    task, plan = plan_of("Lang is a German horse racing trainer. In 2008, he trained in Texas with a horse from "
+                         "Ohio. The horse had won four races in Canada. He lives in Bonn.")
+    held = [j for j in plan.analysis.by_sentence(1) if plan.units[j].text.startswith("with a horse")]
+    assert held, [plan.units[j].text for j in plan.analysis.by_sentence(1)]
+    plan.choice[held[0]] = ""
+    engine.optimizer._drop_dangling(plan, task)
+    assert "The horse" not in plan.render() and "He lives in Bonn." in plan.render(), plan.render()
+    # a noun named as itself is still there to point at when its mention stands
+    task, plan = plan_of("Lang is a German trainer who bought a horse in Texas. In 2008, he moved to Bonn. "
+                         "The horse had won four races in Canada.")
+    plan.choice[plan.analysis.sentence_unit(1)] = ""
+    engine.optimizer._drop_dangling(plan, task)
+    assert "The horse had won" in plan.render(), plan.render()
 
 
 def test_deleting_a_list_end_never_joins_a_place_to_its_state():
@@ -820,6 +844,16 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "Jan Smith", "He is a cyclist. He competed at the Summer Olympics in four events in total."),
     ("Bob Kay is a tennis player. He coached between 1990 and 1996. He played between 1985 and 1999.",
      "Bob Kay", "He is a tennis player. He coached in the 1990s. He played between the 1980s and the 1990s."),
+    # "from 1940 to 1942" is one span: "in the 1940s" ("from the mid-20th century to the 1940s" was
+    # an output, the loop having taken one year further than the other)
+    ("Tom White was a politician. Subsequently, from 1940 to 1942, he attended a college. He served in the "
+     "army from 1942 to 1955. He won and his team won.", "Tom White",
+     "He was a politician. Subsequently, in the 1940s, he attended a college. He served in the army from the "
+     "1940s to the 1950s."),
+    # "ranked sixth in the world" is an exact rank: a band of ranks
+    ("Ana Lee is a Chinese table tennis player. She was ranked sixth in the world by 2008. She won and her "
+     "team won.", "Ana Lee",
+     "She is a Chinese table tennis player. She was ranked in the top ten in the world by the 2000s."),
     # "(d. 1784)" holds a year too: it dies in its decade, said in words ("(d. The 1780s)" was
     # an output; before that "1784" stayed)
     ("Tom Hall was an inventor. He was the son of John Hall (1739–1814) by his wife, Mary Hall (d. 1784). "

@@ -402,26 +402,25 @@ _LAST = "Adler Berger Conti Dorn Eckert Falk Gallo Haas Ianni Jung Keller Lenz M
 
 
 @pytest.mark.slow
-def test_a_name_no_other_record_mentions_goes_and_a_shared_one_stays() -> None:
-    """In a batch big enough to count in, a name the edits left as written that no other record
-    mentions ("a Summer Kitchen Program": common words after "a", so neither the NER nor the
-    rare-word test takes it for a name) goes, here with its sentence (no phrase of it reads once
-    removed); a name another record shares ("Iron Chef") stays, and so does a country."""
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_name_no_other_record_mentions_goes_and_a_shared_one_stays(shared: bool) -> None:
+    """In a batch big enough to count in, a name the edits left as written ("a Summer Kitchen
+    Program": common words after "a", so neither the NER nor the rare-word test takes it for a
+    name) goes when no other record's release mentions it, here with its sentence (no phrase of it
+    reads once removed); when the other releases say it too, it stays. A country stays either way."""
     docs = [Document(id=f"o{i}", name=f"{f} {l}", label="Chef", text=(
-        f"{f} {l} is a chef who cooks in a small restaurant in Italy. {f} {l} learned to cook from "
-        f"a grandmother and appeared on Iron Chef {'once' if i % 2 else 'twice'}."))
+        f"{f} {l} is a chef who cooks in a small restaurant in Italy. {f} {l} also helped create "
+        f"{'a Summer Kitchen Program' if shared else 'a garden'} for schools."))
         for i, (f, l) in enumerate(zip(_FIRST, _LAST))]
     target = Document(id="t", name="Helga Brandt", label="Chef", text=(
         "Helga Brandt is a chef who cooks in a small restaurant in Italy. She also helped create a Summer "
-        "Kitchen Program for schools. She appeared on Iron Chef once."))
+        "Kitchen Program for schools. She learned to cook from her grandmother."))
     eng = Prepared(build(), docs + [target])
     task = Task(k=K, p_max=K, name=target.name, label=target.label, original=target.text, doc_id="t")
-    plan, _ = eng.optimizer._plan(task, eng.batch, "utility", frozenset())
+    plan = eng.optimizer.base_plan(task, eng.batch)
+    assert "Summer Kitchen Program" in plan.render()  # (the policy alone keeps it)
+    eng.optimizer._drop_rare_names(plan, task, eng.batch)
     out = plan.render()
-    assert "Summer" not in out and "Program" not in out, out
-    assert "Iron Chef" in out and "Italy" in out and out.startswith("She is a chef"), out
-    assert any("no other record mentions" in r for r in plan.reasons.values())
-    # a record of the batch that shares its names with others loses none of them to this rule
-    task = Task(k=K, p_max=K, name=docs[0].name, label="Chef", original=docs[0].text, doc_id="o0")
-    plan, _ = eng.optimizer._plan(task, eng.batch, "utility", frozenset())
-    assert not any("no other record mentions" in r for r in plan.reasons.values())
+    assert ("Summer Kitchen Program" in out) == shared, out
+    assert "Italy" in out and out.startswith("She is a chef") and "grandmother" in out, out
+    assert any("no other record mentions" in r for r in plan.reasons.values()) != shared

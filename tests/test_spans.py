@@ -322,3 +322,14 @@ def test_years_said_together_are_one_span():
     t = by_text(find_spans("He competed at the 1976 and 1980 Summer Olympics. He coached between 1990 and 1996."))
     assert t["1976 and 1980"].type == "YEAR" and t["1976 and 1980"].meta["year_end"] == 1980
     assert t["between 1990 and 1996"].meta == {"year": 1990, "year_end": 1996, "between": True}
+    t = by_text(find_spans("From 1940 to 1942 he studied. His wife (d. 1784, Paris) was a poet."))
+    assert t["From 1940 to 1942"].meta == {"year": 1940, "year_end": 1942, "from": True}
+    assert t["d. 1784"].meta == {"year": 1784, "life": "died"}
+
+
+def test_a_given_name_the_ner_calls_a_person_is_no_town():
+    """"the children of Ann and Bennie Woolley": the NER and the given names agree against the
+    gazetteer's town ("of Ann and Person SW" was an output); after "in" it is the town."""
+    t = by_text(find_spans("One of the five children of Ann and Bennie Woolley, he grew up in Texas."))
+    assert t["Ann"].type == "PERSON"
+    assert by_text(find_spans("He was born in Ann, a town in Myanmar."))["Ann"].type == "LOCATION"

@@ -36,6 +36,9 @@ two three four five themselves teenager teenagers something large dollars dollar
 date dates day days month months season seasons city cities continent id email phone url redacted address he she him her his hers they them their theirs
 top world childhood adolescence adulthood horse
 """
+# the ladder of an abbreviated life date spells its "b.", "d." or "fl." out: "(d. 1784)" -> "(died in
+# the 1780s)"; those words are allowed where the original abbreviates so
+_LIFE_ABBREVIATION = re.compile(r"(?<![\w.])(?:[bd]|fl)\.\s?\d{4}")
 
 
 @lru_cache(maxsize=1)
@@ -105,6 +108,8 @@ def check(original: str, sanitized: str, *, label: str | None = None) -> TruthRe
     have = set(tokenize(original or ""))
     added = sorted({t for t in tokenize(text) if t not in have})
     vocab = generalization_vocabulary()
+    if _LIFE_ABBREVIATION.search(original or ""):
+        vocab = vocab | set(tokenize("born died active"))
     label_stems = set(tokenize(label)) if label else set()
     numbers = [int(n) for n in re.findall(r"\d+", original or "") if len(n) <= 9]
     # a bound above an original number: "in the top 500" of "ranked no. 275"

@@ -313,6 +313,11 @@ def _year_span_ladder(span: Span) -> list[str]:
             out.append(f"in the {_ordinal(ca)} century" if ca == cb else
                        f"between the {_ordinal(ca)} and the {_ordinal(cb)} centuries")
             return out
+        if m.get("from"):  # the span holds its "from": "from 1940 to 1942"
+            out.append(f"in the {da}s" if da == db else f"from the {da}s to the {db}s")
+            out.append(f"in the {_ordinal(ca)} century" if ca == cb else
+                       f"from the {_ordinal(ca)} to the {_ordinal(cb)} century")
+            return out
         if da == db:
             out.append(f"the {da}s")
         elif db - da == 10:

@@ -35,8 +35,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-from spacy.lang.en.stop_words import STOP_WORDS
-
 from veil import nlp
 from veil.agents.base import Edit, MemoryEntry, Mode, Optimizer, OptimizerResult, PrivacyResult, Task, UtilityResult
 from veil.agents.literal import (NAME_GAP, NAME_PARTICLE, NICKNAME, NICKNAMED, POSTNOMINALS, QUOTED_NICKNAME,
@@ -45,8 +43,8 @@ from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, ar
 from veil.agents.local.p_evaluator import AttackResult, LocalPrivacyEvaluator, run_attack
 from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, load_policy, plural, slot_kind
 from veil.agents.local.retrieval import tokenize
-from veil.agents.local.spans import (COMPASS, HONORIFICS, NAME_TITLES, Span, deny_spans, find_spans, fold, lexicon,
-                                     number_value, place_info)
+from veil.agents.local.spans import (COMPASS, NAME_TITLES, STOP_WORDS, Span, deny_spans, find_spans, fold, known_capitals,
+                                     lexicon, number_value, place_info)
 from veil.agents.local.units import RANKING, Constituent, constituents, is_ordinal
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
@@ -421,6 +419,9 @@ class Analysis:
     # "this competition", "that season": (sentence, start, end, noun) of each noun phrase whose
     # determiner points back at something said before (see LocalOptimizer._drop_dangling)
     pointers: list[tuple[int, int, int, str]] = field(default_factory=list)
+    # a pointer's start -> where the text named its noun before, as a noun of its own (not "horse"
+    # of "horse racing trainer": "The horse had won" stayed once the gelding's sentence went)
+    introductions: dict[int, tuple[int, ...]] = field(default_factory=dict)
     _by_sentence: list[list[int]] | None = field(default=None, repr=False)
     _rendered: dict[tuple, str] = field(default_factory=dict, repr=False)
 
@@ -679,7 +680,9 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     # "Both started in the 1930s.": a pronoun that counts what the sentence before named
     pointers += [(sentence_of(t.idx), t.idx, t.idx + len(t.text), "") for t in doc
                  if t.lower_ in ("both", "neither") and t.dep_ in ("nsubj", "nsubjpass")] if english else []
-    analysis = Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare, pointers=pointers)
+    introductions = _introductions(doc, pointers) if english else {}
+    analysis = Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare, pointers=pointers,
+                        introductions=introductions)
     for i, u in enumerate(units):
         if u.kind == "span" and u.drop_unit and u.policy is None and not u.or_sentence and u.span.type == "ORG" \
                 and (re.search(r"\s(?:and|&)\s", u.text) or "acronym" in u.span.evidence) and has_root[u.sentence] \
@@ -1457,6 +1460,30 @@ def _titled_person(s: Span) -> Span:
     return Span(s.start, s.end, s.text, "PERSON", max(s.score, 0.8), s.evidence + "+title", {**s.meta, "honorific": True})
 
 
+# a noun before the word it modifies ("horse" of "horse racing trainer", which the parser may
+# call an adverbial noun of "racing")
+_PREMODIFIER = frozenset(("compound", "amod", "npadvmod", "nmod", "nummod"))
+
+
+def _introductions(doc, pointers: list[tuple[int, int, int, str]]) -> dict[int, tuple[int, ...]]:
+    """Per pointer (by its start): where the text named its noun before as a noun of its own,
+    in any form ("horses" for "the horse"); a noun that only modified another ("horse racing
+    trainer") introduced nothing to point at."""
+    if not any(noun for *_, noun in pointers):
+        return {}
+    at = {t.idx: t for t in doc}
+    mentions: dict[str, list[int]] = {}
+    for t in doc:
+        if t.pos_ in ("NOUN", "PROPN") and not (t.head.i > t.i and t.dep_ in _PREMODIFIER):
+            mentions.setdefault(t.lemma_.lower(), []).append(t.idx)
+    out = {}
+    for _, start, end, noun in pointers:
+        if noun:
+            head = at.get(end - len(noun))
+            out[start] = tuple(x for x in mentions.get(head.lemma_.lower() if head is not None else noun, ()) if x < start)
+    return out
+
+
 def _not_a_person(s: Span, text: str = "") -> Span | None:
     """A "person" the NER found whose last word names a place, an organisation or a post ("Triple
     Creek Ranch", "Defensive Co-ordinator", "Freier TuS Regensburg" stays: nothing says): an
@@ -1868,6 +1895,14 @@ class Plan:
                 return j
         return None
 
+    def kept_at(self, pos: int) -> bool:
+        """Is the original's character at ``pos`` still in the output as written?"""
+        si = next((k for k, (a, b) in enumerate(self.analysis.sentences) if a <= pos < b), None)
+        if si is None:
+            return False
+        return not any(j in self.choice and self.units[j].start <= pos < self.units[j].end
+                       for j in self.analysis.by_sentence(si))
+
     def try_choose(self, i: int, replacement: str, reason: str) -> bool:
         """Choose ``replacement`` for unit i if its sentence still parses."""
         trial = {**self.choice, i: replacement}
@@ -1882,29 +1917,22 @@ class Plan:
 
 # the fewest other records a name must be missing from before it counts as rare in the batch
 MIN_RARITY_POPULATION = 20
-# a run of capitalised words, with the small words names hold ("Department of Preventive
-# Medicine", "Travel + Leisure"); never across "and" (two names)
-_CAPITAL_RUN = re.compile(r"(?<![\w'’])[A-Z][\w'’.-]*[\w'’](?:(?:\s+(?:of|the|for|de|la|du|des|von|van|[&+:]))*\s+[A-Z][\w'’.-]*[\w'’])*")
-_OPENERS = frozenset(STOP_WORDS) | {"after", "during", "following", "since", "as", "in", "on", "at"}
+# a run of capitalised words (an accented capital too: "Émile"), with the small words names hold
+# ("Department of Preventive Medicine", "Bank of the West", "Travel + Leisure", "Torchwood: Miracle
+# Day"); never across "and" (two names) nor a bare "the" ("in Italy the Prime Minister")
+_CAPITAL_WORD = r"[A-ZÀ-ÖØ-Þ][\w'’.-]*\w(?:['’](?=\s))?"  # (with a plural's apostrophe: "Boys' Doubles")
+_CAPITAL_RUN = re.compile(rf"(?<![\w’]){_CAPITAL_WORD}(?:(?:\s+\d+)*(?:\s+(?:of|for)(?:\s+the)?|\s+(?:de|la|du|des|von|van|[&+])|:)?"
+                          rf"\s+{_CAPITAL_WORD})*")  # (numbers inside a name: "Team 91 MD")
+_OPENERS = STOP_WORDS | {"following"}
 _PRONOUN_CAPITALS = frozenset("i i'm i've he she his her hers him they their them it its we our you your".split())
 
 
-@dataclass(frozen=True)
-class _Range:
-    """A stretch of the text that holders are looked up for (see :meth:`Analysis.holders_of`)."""
-
-    start: int
-    end: int
-
-
 def _known_capital(word: str) -> bool:
-    """A capitalised word that names no one alone: a month, a weekday, a nationality, an
-    honorific, a pronoun, a suffix, a common noun the lexicon lists as title-cased."""
+    """A capitalised word that names no one alone (see :func:`spans.known_capitals`), a pronoun
+    or a suffix."""
     w = re.sub(r"(?:['’]s|['’])$", "", word).strip(".:").lower()
-    lex = lexicon()
-    return (w in lex["months_set"] or w in lex["weekdays_set"] or w in _PRONOUN_CAPITALS or w in HONORIFICS
-            or w in ("jr", "sr", "ii", "iii", "iv") or fold(w) in lex["nationality_folded"]
-            or w in lex["common_capitalised"] or len(w) < 2)
+    return w in known_capitals() or w in _PRONOUN_CAPITALS or w in ("jr", "sr", "ii", "iii", "iv") \
+        or fold(w) in lexicon()["nationality_folded"] or len(w) < 2
 
 
 class LocalOptimizer(Optimizer):
@@ -2170,9 +2198,10 @@ class LocalOptimizer(Optimizer):
         if task.profile == "attributes":
             return
         memo = batch.memo["index"]
-        if "released_lower" not in memo:
-            memo["released_lower"] = {k: v.lower() for k, v in batch.released.items()}
-        others = [t for k, t in memo["released_lower"].items() if k != task.doc_id]
+        key = ("released_lower", id(batch.released))  # (the release-time batch shares this memo)
+        if key not in memo:
+            memo[key] = {k: re.sub(r"\s+", " ", v.lower()) for k, v in batch.released.items()}
+        others = [t for k, t in memo[key].items() if k != task.doc_id]
         if len(others) < MIN_RARITY_POPULATION:
             return
         protected = self._protected(task)
@@ -2193,7 +2222,7 @@ class LocalOptimizer(Optimizer):
                         continue  # (one capitalised word opening a sentence may be any word)
                 if not words or all(_known_capital(w) for w in words) or PSEUDONYM.search(" ".join(words)):
                     continue
-                phrase = " ".join(words)
+                phrase = re.sub(r"['’]s?$", "", " ".join(words))  # ("Iron Chef's" is "Iron Chef")
                 info = place_info(COMPASS.sub("", phrase) or phrase)  # ("Northern California": a region)
                 if (info is not None and info.get("kind") != "city") or any(
                         self._is_protected(t, protected) for t in tokenize(phrase)):
@@ -2201,37 +2230,38 @@ class LocalOptimizer(Optimizer):
                 if any(j in plan.choice and plan.units[j].start < rb and ra < plan.units[j].end
                        for j in analysis.by_sentence(si)):
                     continue  # an edit already touches it
-                pattern = re.compile(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)")
-                if any(pattern.search(t) for t in others):
+                low = phrase.lower()
+                pattern = re.compile(rf"(?<!\w){re.escape(low)}(?!\w)")
+                if any(low in t and pattern.search(t) for t in others):
                     continue
-                # its quotes go with it ('the nickname \\"Bullet.” After' was an output)
-                if text[max(0, ra - 2):ra] == '\\"':
-                    ra -= 2
-                elif ra > 0 and text[ra - 1] in '"“‘\'':
-                    ra -= 1
-                if (m2 := re.match(r'[.,!?]?(?:\\"|["”’\'])', text[rb:rb + 3])) is not None and rb < b:
-                    rb += m2.end()
+                # its quotes go with it, as a pair and inside its sentence ('the nickname \\"Bullet.”
+                # After' was an output)
+                before, after = text[max(a, ra - 2):ra], text[rb:min(b, rb + 3)]
+                if (q := re.search(r'(?:\\"|["“‘\'])$', before)) and (e := re.match(r'[.,!?]?(?:\\"|["”’\'])', after)):
+                    ra, rb = ra - len(q.group(0)), rb + e.end()
                 self._drop_range(plan, si, ra, rb, "a name no other record mentions, as written", protected)
 
     def _drop_range(self, plan: Plan, si: int, ra: int, rb: int, why: str, protected: set[str]) -> None:
         """The smallest removable phrase of sentence si that holds text[ra:rb] goes, else the
-        sentence (never the first, nor the last one standing, nor one that carries the label);
-        part of the floor."""
+        sentence (never the first, nor the last one standing, nor one that alone says the
+        label); part of the floor."""
         analysis = plan.analysis
-        for holder in analysis.holders_of(si, _Range(ra, rb)):
+        for holder in analysis.holders_of(si, Unit("range", ra, rb, si, analysis.text[ra:rb])):
             if holder not in plan.choice and plan.covering(holder) is None \
                     and plan.try_choose(holder, "", why + "; its phrase is removed"):
                 plan.floor[holder] = ""
                 return
         k = analysis.sentence_unit(si)
-        live = [j for j, x in enumerate(plan.units) if x.kind == "sentence" and j not in plan.choice]
-        if k is None or si == 0 or k not in live or len(live) < 2:
+        live = [x for x in range(len(analysis.sentences)) if analysis.sentence_unit(x) not in plan.choice]
+        if k is None or si == 0 or si not in live or len(live) < 2:
             return
+        own = {p for t in plan.sentence_tokens(si) for p in protected if self._is_protected(t, {p})}
         # (the label's words another sentence says protect nothing here: "She was also the main
         # costume designer for Torchwood" after "She is a costume designer")
-        said = {t for j in live if j != k for t in plan.sentence_tokens(plan.units[j].sentence)}
-        if not any(self._is_protected(t, protected) and t not in said for t in plan.sentence_tokens(si)):
-            self._drop_for_good(plan, k, why + "; no phrase of it reads once removed, its sentence is removed")
+        if own and not own <= {p for x in live if x != si for t in plan.sentence_tokens(x)
+                               for p in own if self._is_protected(t, {p})}:
+            return
+        self._drop_for_good(plan, k, why + "; no phrase of it reads once removed, its sentence is removed")
 
     def _drop_stubs(self, plan: Plan, task: Task) -> None:
         """An edited sentence left with almost nothing of its own ("He was a player.", "His
@@ -2311,7 +2341,7 @@ class LocalOptimizer(Optimizer):
             if not before_changed:
                 continue
             said = " ".join(plan.render_sentence(x) for x in range(si)) + " " + text[a:start]
-            if noun and re.search(rf"\b{re.escape(noun.rstrip('s'))}", said, re.I):
+            if noun and self._noun_still_said(plan, si, start, noun, said):
                 continue  # the noun itself is still there to point at
             for j in analysis.holders_of(si, Unit("pointer", start, end, si, text[start:end])):
                 if plan.try_choose(j, "", "points back at words the edits removed: its phrase goes"):
@@ -2321,6 +2351,24 @@ class LocalOptimizer(Optimizer):
                 if si == 0 or any(self._is_protected(t, protected) for t in plan.units[k].tokens):
                     continue
                 self._drop_for_good(plan, k, "points back at words the edits removed")
+
+    @staticmethod
+    def _noun_still_said(plan: Plan, si: int, start: int, noun: str, said: str) -> bool:
+        """Is the noun a pointer at ``start`` points back with still named before it? Where the
+        text named it as a noun of its own, one of those mentions must be left as written, or an
+        edit's stand-in must say it ("a team" for the club); where it only modified another noun
+        ("horse racing trainer" before "The horse"), the pointer meant what the sentence before
+        said, which must still stand."""
+        analysis = plan.analysis
+        found = re.compile(rf"\b{re.escape(noun.rstrip('s'))}", re.I)
+        if any(found.search(plan.choice[j]) for x in range(si + 1) for j in analysis.by_sentence(x)
+               if plan.choice.get(j) and plan.units[j].end <= start and plan.covering(j) is None):
+            return True  # (a stand-in a deletion took, its sentence's too, says nothing any more)
+        intros = analysis.introductions.get(start, ())
+        if intros:
+            return any(plan.kept_at(p) for p in intros)
+        previous = analysis.sentence_unit(si - 1) if si > 0 else None
+        return bool(found.search(said)) and (previous is None or previous not in plan.choice)
 
     def _drop_for_good(self, plan: Plan, k: int, why: str) -> None:
         """Sentence unit k goes, with the sentences that refer back to it, as part of the floor

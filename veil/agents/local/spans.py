@@ -474,6 +474,11 @@ def _date_meta(text: str, start: int) -> dict:
 
 
 _RANK = re.compile(r"\b(?:[Ww]orld|WTA|ATP|FIDE)\s+(?:No\.|[Nn]umber)\s?(\d{1,3})\b")
+_ORDINAL_WORDS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+                  "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
+# "ranked sixth in the world", "ranked as high as 12th in the world"
+_RANKED_IN_WORLD = re.compile(rf"(?<=\branked )(?:as high as )?(?P<n>\d{{1,3}}(?:st|nd|rd|th)|{'|'.join(_ORDINAL_WORDS)})"
+                              rf"(?= in the world\b)", re.I)
 _RANKED_NO = re.compile(r"(?<=\branked )(?:[Nn]o\.|[Nn]umber|#)\s?(\d{1,4})\b")  # "he is ranked no. 275"
 
 
@@ -483,7 +488,8 @@ _YEAR_LIST = re.compile(r"(?<=\()\s*\d{4}(?:\s*[–-]\s*\d{2,4})?(?:\s*[,;]\s*\d
 _ATTRIBUTIVE_YEARS = re.compile(r"(?:(?<=\b[Tt]he )|(?<=\bhis )|(?<=\bher )|(?<=\btheir )|(?<=\bits ))\d{4}(?:,\s*\d{4})*,?\s+(?:and|&)\s+\d{4}"
                                 r"(?=\s+[A-Za-z])")
 
-_LIFE_ABBREVIATED = re.compile(r"(?<![\w.])(?P<w>[bd]|fl)\.\s?(?P<y>1\d{3}|20\d{2})\b(?![\d,–-])")
+_LIFE_ABBREVIATED = re.compile(r"(?<![\w.])(?P<w>[bd]|fl)\.\s?(?P<y>1\d{3}|20\d{2})\b(?![\d–-]|,\s*\d)")
+_FROM_TO_YEARS = re.compile(r"\b[Ff]rom (?P<a>1[5-9]\d\d|20\d\d) (?:to|until|till) (?P<b>1[5-9]\d\d|20\d\d)\b(?![-–/]\d)")
 _BETWEEN_YEARS = re.compile(r"\b[Bb]etween (?P<a>1[5-9]\d\d|20\d\d) and (?P<b>1[5-9]\d\d|20\d\d)\b(?![-–/]\d)")
 
 
@@ -545,12 +551,15 @@ def _regex_spans(text: str) -> list[Span]:
         # sentence: "(d. The 1780s)" was an output)
         add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.9, "regex:year_life",
                  {"year": int(m.group("y")), "life": {"b": "born", "d": "died", "fl": "active"}[m.group("w")]}))
-    for m in _BETWEEN_YEARS.finditer(text):
-        # "between 1990 and 1996" -> "in the 1990s" (year by year it became "between the 1990s")
-        a, b = int(m.group("a")), int(m.group("b"))
-        if a < b:
-            add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.9, "regex:year_range",
-                     {"year": a, "year_end": b, "between": True}))
+    for rx, word in ((_BETWEEN_YEARS, "between"), (_FROM_TO_YEARS, "from")):
+        # "between 1990 and 1996" -> "in the 1990s" (year by year it became "between the 1990s");
+        # "from 1940 to 1942" -> "in the 1940s" (year by year the loop made it "from the
+        # mid-20th century to the 1940s")
+        for m in rx.finditer(text):
+            a, b = int(m.group("a")), int(m.group("b"))
+            if a < b:
+                add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.9, "regex:year_range",
+                         {"year": a, "year_end": b, word: True}))
     for rx, kind in ((RE_DMY, "dmy"), (RE_MDY, "mdy"), (RE_ISO, "iso")):
         for m in rx.finditer(text):
             month = int(m.group("mm")) if kind == "iso" else _month_num(m.group("m"))
@@ -564,6 +573,12 @@ def _regex_spans(text: str) -> list[Span]:
                     None)
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:rank",
                  {"value": n, "ladder": [band] if band else []}))
+    for m in _RANKED_IN_WORLD.finditer(text):  # "ranked sixth in the world" -> "ranked in the top ten in the world"
+        w = m.group("n").lower()
+        n = _ORDINAL_WORDS.index(w) + 1 if w in _ORDINAL_WORDS else int(w[:-2])
+        band = next((b for b in (10, 20, 50, 100, 200, 500, 1000) if n <= b), None)
+        add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:rank",
+                 {"value": n, "ladder": [f"in the top {'ten' if band == 10 else band}"] if band else []}))
     for m in _RANKED_NO.finditer(text):  # "ranked no. 275" -> "ranked in the top 500" ("ranked no" was an output)
         n = int(m.group(1))
         band = next((b for b in (10, 20, 50, 100, 200, 500, 1000, 5000) if n <= b), None)
@@ -614,7 +629,7 @@ def _regex_spans(text: str) -> list[Span]:
             meta = {"decade": int(m.group("y")), "modifier": (m.group("mod") or "").lower() or None}
         before = text[max(0, m.start() - 6):m.start()].lower()
         nxt = re.match(r"\s+([a-z][\w-]*)", text[m.end():m.end() + 20])
-        if not re.search(r"\bthe\s*$", before) and nxt and nxt.group(1) not in _STOP:
+        if not re.search(r"\bthe\s*$", before) and nxt and nxt.group(1) not in STOP_WORDS:
             meta["attributive"] = True
         add(Span(m.start(), m.end(), m.group(0), "DECADE", 0.9, "regex:decade", meta))
     for m in RE_AGE.finditer(text):
@@ -649,7 +664,7 @@ def _regex_spans(text: str) -> list[Span]:
     for m in RE_QUAL_NUM.finditer(text):
         n = int(m.group("n").replace(",", ""))
         nxt = re.match(r"\s+([A-Za-z][\w-]*)", text[m.end():m.end() + 25])
-        noun = bool(nxt and nxt.group(1).lower() not in _STOP and nxt.group(1).lower() not in _UNIT_WORDS)
+        noun = bool(nxt and nxt.group(1).lower() not in STOP_WORDS and nxt.group(1).lower() not in _UNIT_WORDS)
         if nxt and nxt.group(1).lower() in _UNIT_WORDS:
             continue
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.8, "regex:qualified_number",
@@ -663,12 +678,12 @@ def _regex_spans(text: str) -> list[Span]:
     for m in RE_COUNT.finditer(text):
         nxt = m.group("next")
         n = int(m.group("n").replace(",", ""))
-        if nxt.lower() in _UNIT_WORDS or nxt.lower() in lexicon()["months_set"] or nxt.lower() in _STOP:
+        if nxt.lower() in _UNIT_WORDS or nxt.lower() in lexicon()["months_set"] or nxt.lower() in STOP_WORDS:
             continue
         if 1000 <= n <= 2099 and "," not in m.group("n"):
             continue  # a year
         verb = re.search(r"\b([a-z]+)\s+$", text[max(0, m.start() - 20):m.start()])
-        if not nxt[0].islower() and nxt not in ("Grand",) and not (n >= 10 and verb and verb.group(1) not in _STOP):
+        if not nxt[0].islower() and nxt not in ("Grand",) and not (n >= 10 and verb and verb.group(1) not in STOP_WORDS):
             continue  # (but "entered 257 Formula One Grands Prix" counts races)
         prev = re.search(r"([A-Za-z.]+)\s*$", text[max(0, m.start() - 12):m.start()])
         if prev and (prev.group(1)[0].isupper() and prev.group(1) not in _SENT_STARTERS) and nxt.lower() != "times":
@@ -691,7 +706,7 @@ def _stop_words() -> frozenset:
                          "he she they it his her their its this that these those".split())
 
 
-_STOP = _stop_words()
+STOP_WORDS = _stop_words()
 
 
 # ------------------------------------------------------------------------------------------
@@ -764,7 +779,7 @@ def _gendered_spans(text: str) -> list[Span]:
             if lw == "his":
                 neutral = "their" if nw[:1].isalnum() else "theirs"
             else:
-                determiner = nw[:1].isalnum() and (nw.lower() not in _STOP or nw.lower() in ("own", "first", "last", "only", "best", "early", "late", "former", "next", "many", "several", "two", "three"))
+                determiner = nw[:1].isalnum() and (nw.lower() not in STOP_WORDS or nw.lower() in ("own", "first", "last", "only", "best", "early", "late", "former", "next", "many", "several", "two", "three"))
                 neutral = "their" if determiner else "them"
             out.append(Span(m.start(), m.end(), w, "GENDERED", 0.95, "lexicon:pronoun",
                             {"gender": gender, "neutral": _match_case(w, neutral)}))
@@ -920,7 +935,7 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
     words = [t.text for t in toks[i:j]]
     start, end = toks[i].start, toks[j - 1].end
     # a sentence-initial adverb or function word is not part of the name ("Later Mr. Fishback")
-    if j - i > 1 and toks[i].text.lower() in _LEAD_ADVERBS | _STOP and toks[i].text.lower() not in HONORIFICS \
+    if j - i > 1 and toks[i].text.lower() in _LEAD_ADVERBS | STOP_WORDS and toks[i].text.lower() not in HONORIFICS \
             and _is_sentence_start(text, toks[i].start):
         return _classify(text, toks, i + 1, j, person_tokens)
     # leading honorific belongs to a person
@@ -1007,7 +1022,7 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
             break
     # organisations
     if 2 <= nwords <= 4 and low[0] in lex["first_names"] and prev_word.isalpha() and prev_word.islower() \
-            and prev_word not in _STOP and prev_word not in lex["preps"] and text[start - 1:start] == " " \
+            and prev_word not in STOP_WORDS and prev_word not in lex["preps"] and text[start - 1:start] == " " \
             and not (low[-1].endswith("s") and low[-1] in lex["org_heads"]) and prev_word not in lex["org_heads"]:
         # (not a firm: "Harry Weese Associates", "his own firm, Rolf Disch Solar Architecture")
         # "the genre painter Sydney Prior Hall": a first name after a role noun is a person, whatever
@@ -1077,7 +1092,7 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
         return [span("PERSON", 0.8, "lexicon:honorific", meta_p)]
     if w in lex["first_names"] and not at_start and prev_word not in ("the", "a", "an"):
         return [span("PERSON", 0.6, "lexicon:first_name", meta_p)]
-    if at_start or w in _STOP or w in lex["nonname"] or w in lex["gendered"]:
+    if at_start or w in STOP_WORDS or w in lex["nonname"] or w in lex["gendered"]:
         return []
     return [span("PROPER", 0.4, "shape:proper")]
 
@@ -1173,7 +1188,7 @@ def _entity_spans(text: str, doc) -> list[Span]:
                     typed = [Span(toks[i].start, toks[j - 1].end, toks[i].text, "LOCATION", 0.7, f"spacy:{label}", info)]
             if label == "PERSON" and j - i == 1 and typed and typed[0].type == "LOCATION" \
                     and typed[0].meta.get("kind") == "city" and toks[i].text.lower() in lexicon()["first_names"] \
-                    and _prev_word(text, toks[i].start) not in ("in", "at", "from", "near", "to", "into", "outside"):
+                    and _prev_word(text, toks[i].start) not in lexicon()["preps"] - {"of"}:
                 # the NER and the given names agree against a town the gazetteer spells alike:
                 # "the children of Ann and Bennie Woolley" ("of Ann and Person SW" was an output)
                 typed = [Span(toks[i].start, toks[i].end, toks[i].text, "PERSON", 0.7, "spacy:PERSON", {})]
@@ -1598,6 +1613,15 @@ _QUOTE_PAIRS = frozenset(['""', "''", "“”", "‘’"])
 _TAIL_CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das für fur".split())
 
 
+@lru_cache(maxsize=1)
+def known_capitals() -> frozenset[str]:
+    """Capitalised words that name no one alone, lower case: months, weekdays, nationalities,
+    honorifics, words the lexicon knows are no acronyms, title-cased common nouns."""
+    lex = lexicon()
+    return frozenset(lex["months_set"] | lex["weekdays_set"] | {w.lower() for w in lex["nationalities"]}
+                     | {w.lower() for w in lex["not_acronyms"]} | HONORIFICS | set(lex["common_capitalised"]))
+
+
 def _rare_names(text: str, doc, spans: list[Span]) -> list[Span]:
     """``spans`` with the names that nothing else typed: a run of capitalised proper nouns (with
     the numbers and hyphens inside it: "Formula Renault 3.5", "SPARTAN-201") that holds a word
@@ -1611,8 +1635,7 @@ def _rare_names(text: str, doc, spans: list[Span]) -> list[Span]:
     for s in spans:
         covered[s.start:s.end] = b"\x01" * (s.end - s.start)
     lex = lexicon()
-    known = lex["months_set"] | lex["weekdays_set"] | {w.lower() for w in lex["nationalities"]} \
-        | {w.lower() for w in lex["not_acronyms"]} | HONORIFICS | set(lex["common_capitalised"])
+    known = known_capitals()
 
     def free(t) -> bool:
         return covered.find(1, t.idx, t.idx + len(t.text)) == -1
@@ -1779,7 +1802,7 @@ def _work_titles(text: str) -> list[Span]:
         quoted = title[:1] in "\\\"“"
         first = title.strip("\\\"“”").split()[0].lower() if title.strip("\\\"“”").split() else ""
         if not first or not quoted and (first.rstrip(".") in lex["months_set"] or first in lex["weekdays_set"]
-                                        or (first in _STOP and not title.startswith("I,"))):  # ("I, Daniel Blake")
+                                        or (first in STOP_WORDS and not title.startswith("I,"))):  # ("I, Daniel Blake")
             continue  # "his work In 1990": no title
         det, noun = m.group("det"), m.group("noun")
         if not det and not quoted:
