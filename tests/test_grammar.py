@@ -147,8 +147,8 @@ def test_a_pointer_whose_antecedent_the_edits_took_goes_with_its_phrase(engine):
     from veil.agents.local.optimizer import Plan, analyse
     from veil.agents.local.policy import load_policy
 
-    def plan_of(text):
-        task = Task(name="Sebastian Lang", label="Cyclist", original=text, doc_id="t")
+    def plan_of(text, label="Cyclist"):
+        task = Task(name="Sebastian Lang", label=label, original=text, doc_id="t")
         analysis = analyse(text, task, GeneralizeContext(doc_id="t", pseudonyms=PseudonymTable()), load_policy(), set())
         return task, Plan(analysis=analysis)
 
@@ -198,6 +198,12 @@ def test_a_pointer_whose_antecedent_the_edits_took_goes_with_its_phrase(engine):
     plan.choice[held[0]] = ""
     engine.optimizer._drop_dangling(plan, task)
     assert "The horse" not in plan.render() and "He lives in Bonn." in plan.render(), plan.render()
+    # the label's word another sentence says protects nothing: a horse trainer's "The horse had won" goes too
+    task, plan = plan_of("Lang is a German horse trainer. In 2008, an owner gave him a gelding named Mine That "
+                         "Bird. The horse had won four races in Canada. He lives in Bonn.", label="Horse trainer")
+    plan.choice[plan.analysis.sentence_unit(1)] = ""
+    engine.optimizer._drop_dangling(plan, task)
+    assert plan.render() == "Lang is a German horse trainer. He lives in Bonn.", plan.render()
     # a noun named as itself is still there to point at when its mention stands
     task, plan = plan_of("Lang is a German trainer who bought a horse in Texas. In 2008, he moved to Bonn. "
                          "The horse had won four races in Canada.")

@@ -2252,16 +2252,21 @@ class LocalOptimizer(Optimizer):
                 plan.floor[holder] = ""
                 return
         k = analysis.sentence_unit(si)
-        live = [x for x in range(len(analysis.sentences)) if analysis.sentence_unit(x) not in plan.choice]
-        if k is None or si == 0 or si not in live or len(live) < 2:
-            return
+        if k is not None and si > 0 and k not in plan.choice and not self._says_label_alone(plan, si, protected):
+            self._drop_for_good(plan, k, why + "; no phrase of it reads once removed, its sentence is removed")
+
+    def _says_label_alone(self, plan: Plan, si: int, protected: set[str]) -> bool:
+        """Does sentence si say one of the label's (or the allow-list's) words that no other
+        sentence still standing says, or is it the last one standing? The label's words another
+        sentence says protect nothing here ("She was also the main costume designer for
+        Torchwood" after "She is a costume designer"; "The horse had won" of a horse trainer)."""
+        analysis = plan.analysis
+        live = [x for x in range(len(analysis.sentences)) if x != si and analysis.sentence_unit(x) not in plan.choice]
+        if not live:
+            return True
         own = {p for t in plan.sentence_tokens(si) for p in protected if self._is_protected(t, {p})}
-        # (the label's words another sentence says protect nothing here: "She was also the main
-        # costume designer for Torchwood" after "She is a costume designer")
-        if own and not own <= {p for x in live if x != si for t in plan.sentence_tokens(x)
-                               for p in own if self._is_protected(t, {p})}:
-            return
-        self._drop_for_good(plan, k, why + "; no phrase of it reads once removed, its sentence is removed")
+        return bool(own) and not own <= {p for x in live for t in plan.sentence_tokens(x)
+                                         for p in own if self._is_protected(t, {p})}
 
     def _drop_stubs(self, plan: Plan, task: Task) -> None:
         """An edited sentence left with almost nothing of its own ("He was a player.", "His
@@ -2348,7 +2353,7 @@ class LocalOptimizer(Optimizer):
                     plan.floor[j] = ""
                     break
             else:
-                if si == 0 or any(self._is_protected(t, protected) for t in plan.units[k].tokens):
+                if si == 0 or self._says_label_alone(plan, si, protected):
                     continue
                 self._drop_for_good(plan, k, "points back at words the edits removed")
 
