@@ -333,3 +333,10 @@ def test_a_given_name_the_ner_calls_a_person_is_no_town():
     t = by_text(find_spans("One of the five children of Ann and Bennie Woolley, he grew up in Texas."))
     assert t["Ann"].type == "PERSON"
     assert by_text(find_spans("He was born in Ann, a town in Myanmar."))["Ann"].type == "LOCATION"
+
+
+def test_a_common_word_the_ner_calls_no_place_is_no_town():
+    """"Her cookbook was Salt and Thunder": "salt" is a common word, the NER says no place, and no
+    preposition of place stands before it ("was a city" was an output); "in Mobile" is the city."""
+    assert by_text(find_spans("Her second cookbook was Salt and Thunder."))["Salt"].type != "LOCATION"
+    assert by_text(find_spans("He was born in Mobile, Alabama."))["Mobile, Alabama"].type == "LOCATION"

@@ -1192,6 +1192,13 @@ def _entity_spans(text: str, doc) -> list[Span]:
                 # the NER and the given names agree against a town the gazetteer spells alike:
                 # "the children of Ann and Bennie Woolley" ("of Ann and Person SW" was an output)
                 typed = [Span(toks[i].start, toks[i].end, toks[i].text, "PERSON", 0.7, "spacy:PERSON", {})]
+            if label not in ("GPE", "LOC", "FAC") and j - i == 1 and typed and typed[0].type == "LOCATION" \
+                    and typed[0].meta.get("kind") == "city" and _zipf(toks[i].text.lower()) >= COMMON_ZIPF \
+                    and _prev_word(text, toks[i].start) not in lexicon()["preps"]:
+                # a common English word the NER does not call a place, with no preposition of place
+                # before it, is no town the gazetteer spells alike: "Her cookbook was Salt and
+                # Thunder" ("was a city" was an output)
+                typed = []
             if label == "NORP" and typed and typed[0].type == "PROPER":
                 continue  # not a nationality the lexicon knows: left to the person cues below
             if label == "PERSON" and (not typed or typed[0].type in ("PROPER",)) \
@@ -1600,6 +1607,8 @@ def _whole_hyphenated(text: str, spans: list[Span]) -> list[Span]:
 # a word this rare in English (wordfreq's Zipf scale: 3 is once per million words) is a name
 # where the parser calls it a proper noun: "Fortec", "Nobu", "Greifswald", "SPARTAN-201"
 RARE_ZIPF = 3.6
+# a word this frequent in English is a common word first ("salt", "mobile", "split")
+COMMON_ZIPF = 4.5
 _COMMON_NOUN_TAIL = re.compile(r"(?:ist|ists|ologist|ologists|ian|ians|ic|ics|ism)$")
 
 
