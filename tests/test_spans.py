@@ -340,3 +340,12 @@ def test_a_common_word_the_ner_calls_no_place_is_no_town():
     preposition of place stands before it ("was a city" was an output); "in Mobile" is the city."""
     assert by_text(find_spans("Her second cookbook was Salt and Thunder."))["Salt"].type != "LOCATION"
     assert by_text(find_spans("He was born in Mobile, Alabama."))["Mobile, Alabama"].type == "LOCATION"
+
+
+def test_a_nickname_after_no_place_is_a_team_only_where_the_text_is_about_sport():
+    """"appeared on Kitchen Stars" of a chef is no team ("appeared on a sports team" was an
+    output); "Golden State Warriors" in a player's text is."""
+    t = by_text(find_spans("She is a chef. She appeared on Kitchen Stars once."))
+    assert "Kitchen Stars" not in t or "team" not in " ".join(t["Kitchen Stars"].meta.get("ladder") or [])
+    t = by_text(find_spans("He is a basketball player. He played for the Golden State Warriors."))
+    assert "team" in (t["Golden State Warriors"].meta.get("ladder") or [""])[0], t

@@ -915,6 +915,8 @@ def _prev_word(text: str, start: int) -> str:
     return m.group(1).lower() if m else ""
 
 
+_SPORT_CONTEXT = re.compile(r"\b(?:teams?|league|season|seasons|played|plays|player|coach|coached|club|sports?|"
+                            r"games?|matches|championships?|draft(?:ed)?|roster|signed)\b", re.I)
 _GENERIC_NICKNAMES = frozenset("city united rovers athletic wanderers town county".split())
 
 
@@ -1041,7 +1043,10 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
         nick = fold(" ".join(words[k:]))
         if k > 0 and nick in lex["teams_folded"]:
             prefix = " ".join(words[:k])
-            if place_info(prefix) is not None or (nwords - k <= 2 and nick not in _GENERIC_NICKNAMES):
+            if place_info(prefix) is not None or (nwords - k <= 2 and nick not in _GENERIC_NICKNAMES
+                                                  and _SPORT_CONTEXT.search(text)):
+                # (a prefix that is no place makes a team only in a text about sport: "appeared on
+                # Kitchen Stars" of a chef became "appeared on a sports team")
                 # ("Manchester City" is a team; "the Windy City" is no team: its prefix is no place)
                 kind = lex["teams_folded"][nick]
                 sport = kind.split()[1] if len(kind.split()) == 3 else ""
