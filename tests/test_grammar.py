@@ -152,6 +152,13 @@ def test_a_pointer_whose_antecedent_the_edits_took_goes_with_its_phrase(engine):
         analysis = analyse(text, task, GeneralizeContext(doc_id="t", pseudonyms=PseudonymTable()), load_policy(), set())
         return task, Plan(analysis=analysis)
 
+    def without_sentence_1(text, label="Cyclist"):
+        """The text once its second sentence is deleted and the pointers left dangling go."""
+        task, plan = plan_of(text, label)
+        plan.choice[plan.analysis.sentence_unit(1)] = ""
+        engine.optimizer._drop_dangling(plan, task)
+        return plan.render()
+
     task, plan = plan_of("Lang is a German cyclist. In 2011, he won a stage for Omega Pharma. "
                          "In this competition he also won the prize for the best climber.")
     assert [(si, n) for si, _, _, n in plan.analysis.pointers] == [(2, "competition")]
@@ -161,11 +168,9 @@ def test_a_pointer_whose_antecedent_the_edits_took_goes_with_its_phrase(engine):
     engine.optimizer._drop_dangling(plan, task)
     assert plan.render() == "Lang is a German cyclist. He also won the prize for the best climber.", plan.render()
     # no phrase of it may go ("He retired." says less than the writer did): the sentence goes
-    task, plan = plan_of("Lang is a German cyclist. In 2011, he rode all three Grand Tours for Omega Pharma. "
-                         "He retired at the end of that season, aged 32.")
-    plan.choice[plan.analysis.sentence_unit(1)] = ""
-    engine.optimizer._drop_dangling(plan, task)
-    assert plan.render() == "Lang is a German cyclist.", plan.render()
+    out = without_sentence_1("Lang is a German cyclist. In 2011, he rode all three Grand Tours for Omega Pharma. "
+                             "He retired at the end of that season, aged 32.")
+    assert out == "Lang is a German cyclist.", out
     # "the" and a noun the writer named before points back too ("The brand now covers both menswear and
     # womenswear." was an output once the brand's sentence went)
     task, plan = plan_of("Lang is a German cyclist. In 2011, he founded a clothing brand in Bonn. "
@@ -175,11 +180,9 @@ def test_a_pointer_whose_antecedent_the_edits_took_goes_with_its_phrase(engine):
     engine.optimizer._drop_dangling(plan, task)
     assert plan.render() == "Lang is a German cyclist.", plan.render()
     # "Both" counts what the sentence before named
-    task, plan = plan_of("Lang is a German cyclist. He and his brother rode for Omega Pharma in 2011. "
-                         "Both retired in 2012. He lives in Bonn.")
-    plan.choice[plan.analysis.sentence_unit(1)] = ""
-    engine.optimizer._drop_dangling(plan, task)
-    assert plan.render() == "Lang is a German cyclist. He lives in Bonn.", plan.render()
+    out = without_sentence_1("Lang is a German cyclist. He and his brother rode for Omega Pharma in 2011. "
+                             "Both retired in 2012. He lives in Bonn.")
+    assert out == "Lang is a German cyclist. He lives in Bonn.", out
     # a noun that only modified another ("horse racing trainer") introduced nothing: "The horse" meant
     # the gelding of the sentence before ("The horse had won four straight races" was an output once
     # that sentence went); while that sentence stands, the pointer stays
@@ -199,17 +202,13 @@ def test_a_pointer_whose_antecedent_the_edits_took_goes_with_its_phrase(engine):
     engine.optimizer._drop_dangling(plan, task)
     assert "The horse" not in plan.render() and "He lives in Bonn." in plan.render(), plan.render()
     # the label's word another sentence says protects nothing: a horse trainer's "The horse had won" goes too
-    task, plan = plan_of("Lang is a German horse trainer. In 2008, an owner gave him a gelding named Mine That "
-                         "Bird. The horse had won four races in Canada. He lives in Bonn.", label="Horse trainer")
-    plan.choice[plan.analysis.sentence_unit(1)] = ""
-    engine.optimizer._drop_dangling(plan, task)
-    assert plan.render() == "Lang is a German horse trainer. He lives in Bonn.", plan.render()
+    out = without_sentence_1("Lang is a German horse trainer. In 2008, an owner gave him a gelding named Mine That "
+                             "Bird. The horse had won four races in Canada. He lives in Bonn.", label="Horse trainer")
+    assert out == "Lang is a German horse trainer. He lives in Bonn.", out
     # a noun named as itself is still there to point at when its mention stands
-    task, plan = plan_of("Lang is a German trainer who bought a horse in Texas. In 2008, he moved to Bonn. "
-                         "The horse had won four races in Canada.")
-    plan.choice[plan.analysis.sentence_unit(1)] = ""
-    engine.optimizer._drop_dangling(plan, task)
-    assert "The horse had won" in plan.render(), plan.render()
+    out = without_sentence_1("Lang is a German trainer who bought a horse in Texas. In 2008, he moved to Bonn. "
+                             "The horse had won four races in Canada.")
+    assert "The horse had won" in out, out
 
 
 def test_deleting_a_list_end_never_joins_a_place_to_its_state():
