@@ -349,3 +349,15 @@ def test_a_nickname_after_no_place_is_a_team_only_where_the_text_is_about_sport(
     assert "Kitchen Stars" not in t or "team" not in " ".join(t["Kitchen Stars"].meta.get("ladder") or [])
     t = by_text(find_spans("He is a basketball player. He played for the Golden State Warriors."))
     assert "team" in (t["Golden State Warriors"].meta.get("ladder") or [""])[0], t
+
+
+def test_a_maker_with_a_model_number_is_a_model_and_a_hyphenated_name_is_whole():
+    """"with a Lotus 49" became "with an organization 49", "the Spanish GT-Sport Championship"
+    became "the -Sport Championship": a model is a name of no kind, a hyphen joins one name; a
+    year after a maker is no model."""
+    t = by_text(find_spans("He won with a Lotus 49 and drove a Porsche 907. He won the Spanish GT-Sport Championship. "
+                           "He wrote the Apple 2010 report."))
+    assert t["Lotus 49"].type == "NAME" and t["Lotus 49"].meta["ladder"] == [], t
+    assert t["Porsche 907"].type == "NAME", t
+    assert not any(k.endswith("GT") for k in t) and any("GT-Sport" in k for k in t), t
+    assert "Apple 2010" not in t, t

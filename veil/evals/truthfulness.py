@@ -35,7 +35,8 @@ institution institutions event events award awards prize prizes title titles wor
 two three four five themselves teenager teenagers something large dollars dollar pounds pound euros euro yen francs rupees
 date dates day days month months season seasons city cities continent id email phone url redacted address he she him her his hers they them their theirs
 top world childhood adolescence adulthood horse
-"""
+another
+"""  # ("another": the determiner of a second kind phrase that stands for a different name)
 # the ladder of an abbreviated life date spells its "b.", "d." or "fl." out: "(d. 1784)" -> "(died in
 # the 1780s)"; those words are allowed where the original abbreviates so
 _LIFE_ABBREVIATION = re.compile(r"(?<![\w.])(?:[bd]|fl)\.\s?\d{4}")

@@ -69,6 +69,40 @@ _KIND_OF_ORGANIZATION = re.compile(r"\b(an? (?:[a-z]+ )?(?:organization|team|clu
                                    r"association|institution|agency|federation|union|band|orchestra)) of an organization\b")
 
 
+_KIND_PHRASE = re.compile(r"(an?) ((?:[a-z-]+ ){0,2}[a-z]+)")
+# a gap between two kind phrases that makes them items of one list ("an award for X, an award for Y
+# and an award"): tidy() counts a list's items; "another" is for a second mention outside one
+_LIST_GAP = re.compile(r"(?:,|;|\b(?:and|or|nor|as well as))\s*$")  # (a joint right before the second)
+
+
+def _another(reps: list[tuple[int, Span, str]], sentence: str) -> list[tuple[int, Span, str]]:
+    """The second of two spans of one sentence that became the same kind phrase, outside a list:
+    "another team" where the writer named two ("joined a team before joining a team" was an
+    output of "joined Toronto FC before joining Real Salt Lake"), "the team" where the writer
+    named the same one twice. Items of a list ("a team, a team and a team") are left to
+    :func:`tidy`, which counts them."""
+    dels = [s for _, s, r in reps if r == ""]
+    seen: dict[str, tuple[Span, str]] = {}
+    out = []
+    for w, s, r in sorted(reps, key=lambda x: x[1].start):
+        m = _KIND_PHRASE.fullmatch(r) if s.type != "UNIT" else None
+        if m is None or any(d.start <= s.start and s.end <= d.end for d in dels):
+            out.append((w, s, r))
+            continue
+        if r in seen and fold(seen[r][1]) == fold(s.text):
+            r = f"the {m.group(2)}"  # (the same name twice is one thing, in a list or not)
+        elif r in seen and not _LIST_GAP.search(sentence[seen[r][0].end:s.start]):
+            r = f"another {m.group(2)}"
+        else:
+            seen[r] = (s, s.text)
+        out.append((w, s, r))
+    return out
+
+# "the head coach of a team of a league" (of "the Philadelphia Wings of the National Lacrosse
+# League"): the league's kind phrase adds nothing to the team's
+_TEAM_OF_LEAGUE = re.compile(r"\b(an? (?:[a-z]+ ){0,2}(?:team|club)) of an? (?:[a-z]+ ){0,2}league\b")
+
+
 def _same_kind_list(m: re.Match) -> str:
     n = 1 + m.group(3).count(",") + (0 if ", and" in m.group(3) else 1)
     joined = f"{_COUNT.get(n, 'several')} {plural(m.group(2))}"
@@ -182,12 +216,21 @@ def _fronted_period(s: str) -> str:
 _PRONOUN_COMMA = re.compile(r"^((?:He|She|They|It)(?: \([^()]*\))?),\s+(is|was|are|were|has|had|became)\b", re.I)
 
 
+_ARTICLE_TO_SETTLE = re.compile(r"\b([Aa])\(n\)(\s+\W*\w+)")
+
+
+def _settled(a: str, rest: str) -> str:
+    art = article_for(rest.strip())
+    return (art.capitalize() if a.isupper() else art) + rest
+
+
 def tidy(sentence: str) -> str:
     """Whitespace and punctuation that deletions leave behind ("a , b" -> "a, b", "in ( )"),
     and a capital at the sentence start. Removes only words that generalization left saying nothing
     or something false: a period repeated, "late" of "late 2012" before "the 2010s", "the early
     hours of" a decade; never a word that still carries a fact."""
     s = _WS.sub(" ", sentence)
+    s = _ARTICLE_TO_SETTLE.sub(lambda m: _settled(m.group(1), m.group(2)), s)
     s = _BRACKET_RANGE.sub(lambda m: f"({m.group(1) or ''}{m.group(2)}–{m.group(3) or ''}{m.group(4)})", s)
     s = re.sub(rf"\(((?:early |mid-|late )?{_PERIOD})\s*[–-]\s*\1\)", r"(\1)", s)  # "(1870s–1870s)" -> "(1870s)"
     s = _SAME_PERIOD.sub(_same_period, s)
@@ -196,6 +239,7 @@ def tidy(sentence: str) -> str:
     s = _SAME_PLACE.sub(r"\1", s)
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _KIND_OF_ORGANIZATION.sub(r"\1", s)
+    s = _TEAM_OF_LEAGUE.sub(r"\1", s)
     # a kind phrase before the noun it already ends with: "achieved a chess title title" (of "the
     # Grandmaster title")
     s = _KIND_TWICE.sub(r"\1\2", s)
@@ -952,7 +996,9 @@ def _the_before_name(s: Span, doc) -> int | None:
     if the.lower_ != "the" or k >= len(doc):
         return None
     noun = doc[k]
-    if noun.tag_ != "NN" or the.head.i != noun.i or not any(t.head.i == noun.i for t in toks) \
+    while noun.dep_ == "compound" and noun.head.i > noun.i and noun.head.i - k < 3:
+        noun = noun.head  # "the Lancia factory team" -> "a factory team" ("for the factory team" asked which)
+    if noun.tag_ != "NN" or the.head.i != noun.i or not any(t.head.i in range(k, noun.i + 1) for t in toks) \
             or noun.lower_ in lexicon()["mass_nouns_set"] or noun.lower_ in _DEICTIC \
             or any(c.i > noun.i and c.dep_ in ("prep", "relcl", "acl", "appos")
                    and doc[c.left_edge.i - 1].text != "," for c in noun.children):
@@ -1791,6 +1837,7 @@ class Plan:
                 merged.append(d)
         if len(merged) < len(dels):
             reps = [x for x in reps if x[2] != ""] + [(m.end - m.start, m, "") for m in merged]
+        reps = _another(reps, self.analysis.text[a:b])
         # apply(): the first of overlapping edits wins: wide ones first, and of two as wide the
         # deletion of a phrase before the replacement of a span inside it
         reps.sort(key=lambda x: (-x[0], x[1].type != "UNIT"))

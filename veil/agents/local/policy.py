@@ -152,6 +152,10 @@ SLOT_KINDS = {
 }
 
 
+# verbs whose "to" object is a rank or grade, never an organisation
+_RANK_VERBS = frozenset("promote elevate demote upgrade downgrade".split())
+
+
 def slot_kind(span: Span) -> str | None:
     """The kind :data:`SLOT_KINDS` gives a span of no known kind of its own."""
     gov = span.meta.get("governor")
@@ -262,7 +266,10 @@ class Generalize(Operator):
                 and span.evidence != "shape:work_title":  # ("the comedy TV show X": its own noun is true anywhere)
             # "He is a Certified Executive Chef" read as an organisation: "He is an organization"
             # would be false whatever the NER meant, so the phrase goes or the span stays
-            return Decision(None, (), f"{kind} as a complement: no kind phrase is true there", drop_unit=True)
+            # (else its sentence, not the name as written: "His first race was the 1970 Spanish Grand
+            # Prix" stayed whole)
+            return Decision(None, (), f"{kind} as a complement: no kind phrase is true there", drop_unit=True,
+                            or_sentence=True)
         if role == "counted" and span.type not in ("NUMBER", "MONEY", "AGE") + _DATE_TYPES:
             # "nine World Championship Formula One Grands Prix": its phrase goes, or else the
             # kind, without the number ("participated in races": "nine races" reads as all he
@@ -280,6 +287,11 @@ class Generalize(Operator):
                 return Decision(noun, (), f"counted {kind}: its phrase is removed, or its kind without the number",
                                 drop_unit=True)
             return Decision(noun, (), f"counted {kind}: its phrase is removed", drop_unit=True)
+        if span.type == "ORG" and list(ladder) == ["an organization"] and tuple(span.meta.get("governor") or ())[1:] == ("to",) \
+                and span.meta["governor"][0] in _RANK_VERBS:
+            # "promoted to Companion" (of an order): a rank, whatever the NER said; "promoted to an
+            # organization" was an output
+            return Decision(None, (), f"{kind} after '{_governor(span)}' is a rank: its phrase goes", drop_unit=True)
         slot = slot_kind(span)
         if slot and (span.type == "ORG" and list(ladder) == ["an organization"]
                      or span.type == "LOCATION" and slot == "a team" and span.meta.get("kind") == "city"

@@ -1520,8 +1520,33 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     direct = [s for s in candidates if s.type in DIRECT_TYPES]
     candidates = [s for s in candidates if s.type in DIRECT_TYPES
                   or not any(s.start < d.end and d.start < s.end for d in direct)]
-    spans = _award_names(text, _rare_names(text, doc, _whole_hyphenated(text, resolve_overlaps(candidates))))
+    spans = _award_names(text, _rare_names(text, doc, _models(text, _whole_hyphenated(text, resolve_overlaps(candidates)))))
     return tuple(_race_names(text, _namesakes_chosen(_same_place(spans))))
+
+
+# a maker's name with a model number after an article is a product: "with a Lotus 49", "a Porsche
+# 907" ("with an organization 49" was an output); a year is no model ("the Apple 2010 report")
+_MODEL_AFTER = re.compile(r"[ -](?!(?:1[89]|20)\d\d\b)(\d{1,4}[A-Za-z]{0,3}(?:/\d+)?)\b")
+_ARTICLE_BEFORE = re.compile(r"\b(?:an?|the)\s+$", re.I)
+
+
+def _models(text: str, spans: list[Span]) -> list[Span]:
+    """An organisation's name with a model number after it is a model, which no kind phrase
+    names truthfully ("a car" is not known, "an organization 49" does not read): a NAME of no
+    ladder, so its phrase goes."""
+    out: list[Span] = []
+    for k, s in enumerate(spans):
+        m = _MODEL_AFTER.match(text, s.end) if s.type == "ORG" else None
+        own = _MODEL_AFTER.search(s.text) if s.type == "ORG" and not m else None  # (the NER's "Porsche 907")
+        if (m or (own and own.end() == len(s.text) and own.start() > 0)) \
+                and _ARTICLE_BEFORE.search(text[max(0, s.start - 6):s.start]):
+            end = m.end() if m else s.end
+            out.append(Span(s.start, end, text[s.start:end], "NAME", s.score, s.evidence + "+model", {"ladder": []}))
+            # (the model number is part of it, not a number of its own)
+            spans[k + 1:] = [t for t in spans[k + 1:] if t.start >= end]
+            continue
+        out.append(s)
+    return out
 
 
 _AWARD_HEADS = {"medal": "a medal", "award": "an award", "prize": "a prize", "trophy": "a trophy"}
@@ -1595,14 +1620,21 @@ _HYPHEN_TAIL = re.compile(r"(?:-[A-Z][\w'’]*)+")
 _HYPHEN_WORD = re.compile(r"-[a-z]+\b")
 
 
+# names that run on through a capitalised hyphen tail as one name: "Spanish GT" of "the Spanish
+# GT-Sport Championship" ("He won the -Sport Championship" was an output)
+_NAMED_WHOLE = frozenset({"ORG", "EVENT", "AWARD", "WORK", "PRODUCT", "PROPER", "NAME"})
+
+
 def _whole_hyphenated(text: str, spans: list[Span]) -> list[Span]:
-    """A person's name runs to the end of its hyphenated word: "Jay-Z" is one name ("Person A-Z"
-    was an output, the NER's name being "Jay"), "Chen-style" one adjective."""
+    """A name runs to the end of its hyphenated word: "Jay-Z" is one name ("Person A-Z" was an
+    output, the NER's name being "Jay"), "Chen-style" one adjective (of a person's name only: a
+    place's "Spain-based" is generalized in place), "GT-Sport" one name."""
     out = []
     for k, s in enumerate(spans):
         if s.type == "PERSON" and re.search(r"-[A-Z]\.$", s.text):  # ("Jay-Z." at a sentence's end)
             s = Span(s.start, s.end - 1, s.text[:-1], s.type, s.score, s.evidence, s.meta)
-        m = (_HYPHEN_TAIL.match(text, s.end) or _HYPHEN_WORD.match(text, s.end)) if s.type == "PERSON" else None
+        m = (_HYPHEN_TAIL.match(text, s.end) or _HYPHEN_WORD.match(text, s.end)) if s.type == "PERSON" else \
+            _HYPHEN_TAIL.match(text, s.end) if s.type in _NAMED_WHOLE else None
         if m and (k + 1 == len(spans) or spans[k + 1].start >= m.end()):
             s = Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, s.meta)
         out.append(s)

@@ -38,7 +38,8 @@ array plethora multitude bunch lots focus emphasis interest specialty speciality
 winner winners runner-up recipient holder founder co-founder assistant aide adviser advisor ambassador envoy
 delegate heir successor predecessor love passion fondness talent aptitude enthusiasm fascination devotion
 dedication commitment contribution contributions student students pupil pupils disciple apprentice master expert
-specialist pioneer graduate graduates alumnus alumna alumni""".split())  # ("He was a student." of "a student of Roman architecture": empty and misleading)
+specialist pioneer graduate graduates alumnus alumna alumni fellow fellows laureate trustee trustees patron
+patrons""".split())  # ("He was a student." of "a student of Roman architecture": empty and misleading)
 # the noun before a verb's "as" phrase that the phrase completes ("left his role as tournament director")
 AS_NOUNS = frozenset("role roles position positions post job capacity duties seat title career stint tenure term".split())
 # words that make a preposition with the "to"/"of"/"from" after them: the phrase goes with the word
@@ -57,11 +58,19 @@ _COMPLEMENTS = frozenset({"prep", "dobj", "advmod", "npadvmod", "attr", "prt", "
 KEEP_MODIFIERS = frozenset("""former ex late backup interim acting honorary assistant deputy vice co associate
 alleged would unsuccessful failed minor junior senior retired emeritus female male non first second third
 fourth fifth sixth seventh eighth ninth tenth last only later earlier early final previous next subsequent
-posthumous""".split())  # ("his later years" -> "his years" was an output)
+posthumous different other same own separate""".split())  # ("his later years" -> "his years" was an output;
+# "edges of different colors" -> "edges of colors")
 QUANTIFIERS = frozenset("several many few numerous various countless multiple much little more most fewer".split())
 # verbs whose "to"/"into" phrase is their complement, not an adjunct
 DIRECTED_VERBS = frozenset("""go come move return travel emigrate immigrate relocate name appoint elect promote
 transfer send bring lead return marry belong contribute switch convert turn""".split())
+# nouns whose "to" infinitive is their complement: "made several efforts to get into shape" ->
+# "made several efforts" was an output
+INFINITIVE_NOUNS = frozenset("""effort efforts attempt attempts bid bids decision plan plans ability right chance
+opportunity intention desire campaign drive permission order failure refusal willingness determination""".split())
+# verbs whose "from ... to ..." pair is one complement: "varied from people to science subjects" ->
+# "varied from people" was an output
+SPAN_VERBS = frozenset("vary range span stretch extend".split())
 # verbs whose "as" phrase is the role they are about ("served as", "worked as")
 ROLE_VERBS = frozenset("serve work act function remain continue appear star perform".split())
 # verbs that do not stand without their prepositional complement
@@ -157,6 +166,23 @@ def _dependent(tok, sent) -> Constituent | None:
         # discipline of Wing Chun" -> "in the discipline", "his love for photography" -> "his love",
         # "he set the record for the most days in space" -> "he set the record"
         return None
+    if dep == "acl" and tok.head.lemma_.lower() in INFINITIVE_NOUNS and tok.i > tok.head.i \
+            and any(c.dep_ == "aux" and c.lower_ == "to" for c in tok.children):
+        return None
+    if dep == "prep" and tok.lower_ in ("from", "to") and tok.head.lemma_.lower() in SPAN_VERBS and any(
+            c.dep_ == "prep" and c.lower_ in ("from", "to") and c.i != tok.i for c in tok.head.children):
+        return None
+    if dep == "prep" and tok.pos_ == "ADP" and all(c.dep_ == "advmod" for c in tok.children):
+        return None  # no object: the parse's "as" of "as well as" (its removal leaves "a luthier a bow maker")
+    if dep == "prep" and right.i + 3 < len(tok.doc) and " ".join(
+            t.lower_ for t in tok.doc[right.i + 1:right.i + 4]) == "as well as":
+        return None  # the first of "as a luthier as well as a bow maker" ("trained a bow maker" was an output)
+    if dep == "conj" and tok.pos_ == "VERB" and tok.head.pos_ == "VERB" and tok.i > tok.head.i \
+            and any(c.dep_ in ("dobj", "prep", "attr", "xcomp", "ccomp") for c in tok.children) \
+            and not any(c.dep_ not in ("conj", "cc", "punct", "aux", "auxpass", "neg", "advmod", "nsubj", "nsubjpass")
+                        for c in tok.head.children):
+        return None  # the object the verbs before it share: "co-wrote, produced, and starred in his film"
+        # -> "co-wrote, produced." was an output
     if dep == "amod" and tok.lower_ in COMPLEX_PREPOSITIONS:
         return None  # "due mainly" of "due mainly to the fact": the parse split the preposition
     if dep == "npadvmod" and tok.head.dep_ in ("amod", "compound"):
@@ -330,12 +356,42 @@ def _dependent(tok, sent) -> Constituent | None:
             return Constituent(REMOVABLE[dep], (Piece(before.idx, end),), 0, n)
         if before.text == "(":
             return None
+    if dep in ("acl", "relcl") and (the := _definite_by(tok)) is not None:
+        # a clause that said which one: "with the engineering firm run by John Wolfe-Barry" ->
+        # "with an engineering firm" ("with the engineering firm" asked which)
+        # (the article is settled where the sentence is rendered: the word after "the" may go too,
+        # "the Irish black comedy titled X" -> "a comedy")
+        art = ARTICLE if the.text[:1].islower() else ARTICLE.capitalize()
+        return Constituent(REMOVABLE[dep], (Piece(the.idx, the.idx + len(the.text), art), Piece(start, end)), 0, n)
     if before is None and after is not None and after.text == ",":
         # a fronted phrase: "In 1942, he moved" -> "He moved"
         return Constituent(REMOVABLE[dep], (Piece(start, after.idx + 1),), 0, n)
     if dep in ("appos", "parataxis") and before is not None and before.text not in _OPEN:
         return None  # an appositive without its commas is part of a name ("photographer Glen Fishback")
     return Constituent(REMOVABLE[dep], (Piece(start, end),), 0, n)
+
+
+# an indefinite article whose form the next word settles, once the sentence is rendered
+# (:func:`veil.agents.local.optimizer.tidy`)
+ARTICLE = "a(n)"
+# nouns a "the" needs no clause for: "at that time", "the world"
+_DEICTIC_NOUNS = frozenset("time times point moment way period stage day days world year years".split())
+
+
+def _definite_by(clause):
+    """The "the" of the singular noun a restrictive clause (no comma before it) makes definite,
+    where nothing else after the noun says which one; None otherwise."""
+    noun, doc = clause.head, clause.doc
+    if noun.tag_ != "NN" or noun.lower_ in _DEICTIC_NOUNS or clause.i < noun.i or doc[clause.left_edge.i - 1].text == ",":
+        return None
+    dets = [c for c in noun.children if c.dep_ == "det"]
+    if len(dets) != 1 or dets[0].lower_ != "the" or dets[0].i != noun.left_edge.i:
+        return None
+    if any(c.i > noun.i and c.i != clause.i and c.dep_ in ("prep", "acl", "relcl", "appos") for c in noun.children):
+        return None
+    if any(c.tag_ in ("JJS", "RBS") or c.lower_ in RANKING or is_ordinal(c) for c in noun.children if c.i < noun.i):
+        return None  # "the first firm run by ..." (a clause after a rank is no unit anyway)
+    return dets[0]
 
 
 def _list_runs_on(doc, comma: int, sent) -> bool:
