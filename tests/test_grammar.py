@@ -951,6 +951,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "Companion in 1999. His first race was the 1970 Spanish Grand Prix with a Lotus 49. He won the Spanish "
      "GT-Sport Championship that same year. He won and his team won.", "Alex Soler",
      "He was a racing driver. In the 1980s he was made an Officer of an order of merit. He won a championship."),
+    # the subject's other name in apposition, with particles and a rank, goes ("He, Person ACU was" was an output)
+    ("Carl Robert Osten-Sacken or Carl-Robert Romanovich, Baron von der Osten-Sacken (21 August 1828, St. "
+     "Petersburg – 20 May 1906, Heidelberg) was a Russian diplomat and entomologist. He won and his team won.",
+     "Carl Robert Osten-Sacken", "He was a Russian diplomat and entomologist."),
     # two different organisations of one kind in one sentence: the second is "another", the same one "the"
     ("Tom Smith is an American soccer player. In 2008, he joined Toronto FC before joining Vancouver FC in 2010. "
      "He coached Toronto FC in 2012 and left Toronto FC in 2014. He played for Chicago FC and Boston FC. He won and "

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import ClassVar
 
-from veil.agents.literal import NICKNAME, POSTNOMINALS
+from veil.agents.literal import NAME_PARTICLE, NICKNAME, POSTNOMINALS
 from veil.agents.local.generalize import HONORIFIC, PLACEHOLDERS, TITLES, GeneralizeContext, candidates
 from veil.agents.local.spans import DATA_DIR, Span, fold, gazetteer, lexicon
 from veil.errors import UserInputError
@@ -117,6 +117,9 @@ class Keep(Operator):
         return Decision(None, tuple(ladder), "kept by the policy")
 
 
+# ranks of nobility a surname may carry ("Baron von der Osten-Sacken")
+_NOBLE_TITLES = frozenset("baron baroness count countess graf freiherr marquis marquess duke duchess earl viscount "
+                          "lord lady prince princess sir dame".split())
 # the holder of a title a ladder names, for a title said of a person ("he is a Grandmaster")
 _TITLE_HOLDERS = {"a chess title": "a titled chess player"}
 
@@ -408,6 +411,11 @@ class SubjectInfo:
         toks = set(words)
         if toks and toks <= self.name_tokens | {"mr", "mrs", "ms", "dr", "jr", "sr"}:
             return True
+        if len(toks) > 1 and (bare := {w for w in toks if not re.fullmatch(NAME_PARTICLE, w) and w not in _NOBLE_TITLES}) \
+                and bare <= self.name_tokens and max(bare, key=len) == self.first_last[1]:
+            # "Baron von der Osten-Sacken" for Carl Robert Osten-Sacken: the surname with its
+            # particles and rank ("He, Person B was" was an output)
+            return True
         first, last = self.first_last
         if span.start <= 6 and len(words) >= 2 and last and first and any(w[:1] == first[:1] for w in words[:-1]) and (
                 words[-1] == last or words[-1].startswith(last + "-")):
@@ -514,6 +522,10 @@ class Person(Operator):
             # "His twin brother, Mark Kelly, is": the apposition goes with its commas (a
             # pseudonym only where it cannot)
             return Decision(pseudo, (), "a person's name in apposition is removed", drop_unit=True)
+        if span.meta.get("role") == "appositive" and subject.is_subject(span):
+            # the subject's other name beside the first ("X or Y, Baron von der Z (1828-1906) was"):
+            # it goes; a pseudonym there makes a second person of them ("He, Person B was" was an output)
+            return Decision("", (), "another name of the subject in apposition is removed", drop_unit=True)
         if span.meta.get("venue") and not subject.is_subject(span) and not span.meta.get("honorific"):
             # "at Person T" (Roland Garros), "Person EL in New Jersey" (a gallery): after "at" or
             # "in" a name is a venue more often than a person; a pseudonym there invents one
