@@ -1121,6 +1121,13 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("He is the former head coach of a team of an organization.", "He is the former head coach of a team."),
     ("He was a member of an organization.", "He was a member of an organization."),
     ("He is the head coach of a team of a league.", "He is the head coach of a team."),
+    # a suffix after a pseudonym says it shares the subject's name; a ruler's pseudonym reads as no one writes
+    ("One of the children of Person TA and Person SZ, Sr., he grew up in Texas.",
+     "One of the children of Person TA and Person SZ, he grew up in Texas."),
+    ("Following the death of Person AON, Jr. in the 1950s, he left.", "Following the death of Person AON in the 1950s, he left."),
+    ("He was the son of Person AON Jr.", "He was the son of Person AON."),
+    ("He was received by King Person FG of Prussia.", "He was received by the King of Prussia."),
+    ("King Person FG of Prussia received him.", "The King of Prussia received him."),
     # the article a deleted clause left to settle takes the form of the word now after it
     ("He appeared in a(n) comedy.", "He appeared in a comedy."),
     ("A(n) engineering firm was large.", "An engineering firm was large."),

@@ -216,7 +216,18 @@ def _fronted_period(s: str) -> str:
 _PRONOUN_COMMA = re.compile(r"^((?:He|She|They|It)(?: \([^()]*\))?),\s+(is|was|are|were|has|had|became)\b", re.I)
 
 
+# a generational suffix after a pseudonym says the person shares a name with another one of the
+# text, most often the subject ("of Person TA and Person SZ, Sr." of "Jr."'s father): it goes
+_SUFFIX_END = re.compile(r"\b(Person [A-Z]{1,3}),? (?:Sr|Jr)\.?(?=\s*$)")
+_SUFFIX = re.compile(r"\b(Person [A-Z]{1,3}),? (?:Sr|Jr)\b\.?")
+# a ruler's pseudonym between the title and the realm reads as no one writes ("received by King
+# Person FG of Prussia"): the title with "the" says the same ("the King of Prussia")
+_RULER = re.compile(r"\b(King|Queen|Emperor|Empress|Tsar|Czar|Tsarina|Sultan|Shah|Kaiser) Person [A-Z]{1,3}(?= of\b)")
 _ARTICLE_TO_SETTLE = re.compile(r"\b([Aa])\(n\)(\s+\W*\w+)")
+
+
+def _sentence_opens(s: str, pos: int) -> bool:
+    return not s[:pos].strip(" \"“'(")
 
 
 def _settled(a: str, rest: str) -> str:
@@ -231,6 +242,8 @@ def tidy(sentence: str) -> str:
     hours of" a decade; never a word that still carries a fact."""
     s = _WS.sub(" ", sentence)
     s = _ARTICLE_TO_SETTLE.sub(lambda m: _settled(m.group(1), m.group(2)), s)
+    s = _SUFFIX.sub(r"\1", _SUFFIX_END.sub(r"\1.", s))
+    s = _RULER.sub(lambda m: f"{'The' if _sentence_opens(s, m.start()) else 'the'} {m.group(1)}", s)
     s = _BRACKET_RANGE.sub(lambda m: f"({m.group(1) or ''}{m.group(2)}–{m.group(3) or ''}{m.group(4)})", s)
     s = re.sub(rf"\(((?:early |mid-|late )?{_PERIOD})\s*[–-]\s*\1\)", r"(\1)", s)  # "(1870s–1870s)" -> "(1870s)"
     s = _SAME_PERIOD.sub(_same_period, s)
