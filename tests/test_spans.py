@@ -361,3 +361,12 @@ def test_a_maker_with_a_model_number_is_a_model_and_a_hyphenated_name_is_whole()
     assert t["Porsche 907"].type == "NAME", t
     assert not any(k.endswith("GT") for k in t) and any("GT-Sport" in k for k in t), t
     assert "Apple 2010" not in t, t
+
+
+def test_washington_dc_is_one_city_of_no_state():
+    """"A native of Washington, D.C." had become "A native of Washington, the United States" (the
+    state, then "D.C." a town); the point that ends a sentence stays the sentence's."""
+    text = "He lived in Washington, D.C. He was born in Washington, D.C. in 1950. He resides in Washington DC."
+    got = [s for s in find_spans(text) if s.type == "LOCATION"]
+    assert [s.text for s in got] == ["Washington, D.C", "Washington, D.C.", "Washington DC"], got
+    assert all(s.meta["kind"] == "city" and s.meta["country_code"] == "US" and "admin1" not in s.meta for s in got)

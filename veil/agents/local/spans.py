@@ -523,9 +523,19 @@ _DECIMAL_STAT = re.compile(r"\b(?:of|averaged|averaging|average) (?P<n>\d{1,3}\.
                            r"goals|blocks|steals|tackles|runs|yards|wins)\b)")
 
 
+# the capital of the United States: one city of no state ("A native of Washington, the United
+# States" was an output: "Washington" read as the state, "D.C." as a town of its own)
+_WASHINGTON_DC = re.compile(r"\bWashington,?\s(?:D\.\s?C\.|DC\b)")
+
+
 def _regex_spans(text: str) -> list[Span]:
     out: list[Span] = []
     add = out.append
+    for m in _WASHINGTON_DC.finditer(text):
+        end = m.end() - 1 if m.group(0).endswith(".") and re.match(r"\s+[A-Z]|\s*$", text[m.end():]) else m.end()
+        # (the point of "D.C." that also ends its sentence stays the sentence's)
+        add(Span(m.start(), end, text[m.start():end], "LOCATION", 0.95, "regex:washington_dc",
+                 {"kind": "city", "name": "Washington, D.C.", "country_code": "US", "continent": "NA"}))
     for m in _NUMBERED_CONGRESS.finditer(text):
         add(Span(m.start(), m.end(), m.group(0), "ORG", 0.95, "regex:numbered_congress",
                  {"ladder": ["Congress", "a legislature"]}))
