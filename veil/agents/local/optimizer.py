@@ -45,7 +45,7 @@ from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, Su
 from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import (COMPASS, NAME_TITLES, STOP_WORDS, Span, deny_spans, find_spans, fold, known_capitals,
                                      lexicon, number_value, place_info)
-from veil.agents.local.units import RANKING, Constituent, constituents, is_ordinal
+from veil.agents.local.units import DEICTIC_NOUNS, RANKING, Constituent, constituents, is_ordinal
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
 
@@ -726,12 +726,12 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                           tokens=list(_tokens_of(s.text))))
     pointers = [(sentence_of(t.idx), t.idx, t.head.idx + len(t.head.text), t.head.lower_)
                 for t in doc if t.dep_ == "det" and t.lower_ in _DEMONSTRATIVES and t.head.pos_ == "NOUN"
-                and t.head.i > t.i and t.head.lower_ not in _DEICTIC] if english else []
+                and t.head.i > t.i and t.head.lower_ not in DEICTIC_NOUNS] if english else []
     # "The brand now covers both menswear and womenswear.": "the" and a noun the writer named before
     # (and nothing after it says which one) points back as "this" does
     pointers += [(sentence_of(t.idx), t.idx, t.head.idx + len(t.head.text), t.head.lower_) for t in doc
                  if t.dep_ == "det" and t.lower_ == "the" and t.head.pos_ == "NOUN" and t.head.i == t.i + 1
-                 and t.head.lower_ not in _DEICTIC and not any(c.dep_ in ("prep", "relcl", "acl", "poss") for c in t.head.children)
+                 and t.head.lower_ not in DEICTIC_NOUNS and not any(c.dep_ in ("prep", "relcl", "acl", "poss") for c in t.head.children)
                  and re.search(rf"\b{re.escape(t.head.lower_.rstrip('s'))}", text[:sents[sentence_of(t.idx)][0]], re.I)
                  ] if english else []
     # "Both started in the 1930s.": a pronoun that counts what the sentence before named
@@ -917,7 +917,6 @@ def _ranking_claims(doc, spans: list[Span] = ()) -> list[Span]:
     return out
 _A_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
 _DEMONSTRATIVES = frozenset("this that these those".split())
-_DEICTIC = frozenset("time times point moment way period stage day days world".split())  # "at that time" needs no antecedent
 _NAMED_TYPES = ("ORG", "EVENT", "AWARD", "WORK", "PRODUCT", "LOCATION", "PROPER", "NAME", "TITLE")
 
 
@@ -1012,7 +1011,7 @@ def _the_before_name(s: Span, doc) -> int | None:
     while noun.dep_ == "compound" and noun.head.i > noun.i and noun.head.i - k < 3:
         noun = noun.head  # "the Lancia factory team" -> "a factory team" ("for the factory team" asked which)
     if noun.tag_ != "NN" or the.head.i != noun.i or not any(t.head.i in range(k, noun.i + 1) for t in toks) \
-            or noun.lower_ in lexicon()["mass_nouns_set"] or noun.lower_ in _DEICTIC \
+            or noun.lower_ in lexicon()["mass_nouns_set"] or noun.lower_ in DEICTIC_NOUNS \
             or any(c.i > noun.i and c.dep_ in ("prep", "relcl", "acl", "appos")
                    and doc[c.left_edge.i - 1].text != "," for c in noun.children):
         return None  # (a clause set off by a comma says nothing of which one: "in the UFC 5 tournament, where he")

@@ -374,15 +374,16 @@ def _dependent(tok, sent) -> Constituent | None:
 # an indefinite article whose form the next word settles, once the sentence is rendered
 # (:func:`veil.agents.local.optimizer.tidy`)
 ARTICLE = "a(n)"
-# nouns a "the" needs no clause for: "at that time", "the world"
-_DEICTIC_NOUNS = frozenset("time times point moment way period stage day days world year years".split())
+# nouns "the" or "that" needs no antecedent for: "at that time", "the world"
+DEICTIC_NOUNS = frozenset("time times point moment way period stage day days world".split())
 
 
 def _definite_by(clause):
     """The "the" of the singular noun a restrictive clause (no comma before it) makes definite,
     where nothing else after the noun says which one; None otherwise."""
     noun, doc = clause.head, clause.doc
-    if noun.tag_ != "NN" or noun.lower_ in _DEICTIC_NOUNS or clause.i < noun.i or doc[clause.left_edge.i - 1].text == ",":
+    if noun.tag_ != "NN" or noun.lower_ in DEICTIC_NOUNS or noun.lower_ == "year" or clause.i < noun.i \
+            or doc[clause.left_edge.i - 1].text == ",":
         return None
     dets = [c for c in noun.children if c.dep_ == "det"]
     if len(dets) != 1 or dets[0].lower_ != "the" or dets[0].i != noun.left_edge.i:
