@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from veil.agents.local.generalize import PSEUDONYM as _PSEUDONYM
 from veil.agents.local.retrieval import tokenize
+from veil.agents.local.spans import LIFE_ABBREVIATED
 
 _PLACEHOLDER = re.compile(r"\[[a-z ]+\]")
 
@@ -37,9 +38,6 @@ date dates day days month months season seasons city cities continent id email p
 top world childhood adolescence adulthood horse
 another
 """  # ("another": the determiner of a second kind phrase that stands for a different name)
-# the ladder of an abbreviated life date spells its "b.", "d." or "fl." out: "(d. 1784)" -> "(died in
-# the 1780s)"; those words are allowed where the original abbreviates so
-_LIFE_ABBREVIATION = re.compile(r"(?<![\w.])(?:[bd]|fl)\.\s?\d{4}")
 
 
 @lru_cache(maxsize=1)
@@ -109,7 +107,7 @@ def check(original: str, sanitized: str, *, label: str | None = None) -> TruthRe
     have = set(tokenize(original or ""))
     added = sorted({t for t in tokenize(text) if t not in have})
     vocab = generalization_vocabulary()
-    if _LIFE_ABBREVIATION.search(original or ""):
+    if LIFE_ABBREVIATED.search(original or ""):  # (its ladder spells "d." out: "died in the 1780s")
         vocab = vocab | set(tokenize("born died active"))
     label_stems = set(tokenize(label)) if label else set()
     numbers = [int(n) for n in re.findall(r"\d+", original or "") if len(n) <= 9]

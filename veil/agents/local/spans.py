@@ -488,7 +488,7 @@ _YEAR_LIST = re.compile(r"(?<=\()\s*\d{4}(?:\s*[–-]\s*\d{2,4})?(?:\s*[,;]\s*\d
 _ATTRIBUTIVE_YEARS = re.compile(r"(?:(?<=\b[Tt]he )|(?<=\bhis )|(?<=\bher )|(?<=\btheir )|(?<=\bits ))\d{4}(?:,\s*\d{4})*,?\s+(?:and|&)\s+\d{4}"
                                 r"(?=\s+[A-Za-z])")
 
-_LIFE_ABBREVIATED = re.compile(r"(?<![\w.])(?P<w>[bd]|fl)\.\s?(?P<y>1\d{3}|20\d{2})\b(?![\d–-]|,\s*\d)")
+LIFE_ABBREVIATED = re.compile(r"(?<![\w.])(?P<w>[bd]|fl)\.\s?(?P<y>1\d{3}|20\d{2})\b(?![\d–-]|,\s*\d)")
 _FROM_TO_YEARS = re.compile(r"\b[Ff]rom (?P<a>1[5-9]\d\d|20\d\d) (?:to|until|till) (?P<b>1[5-9]\d\d|20\d\d)\b(?![-–/]\d)")
 _BETWEEN_YEARS = re.compile(r"\b[Bb]etween (?P<a>1[5-9]\d\d|20\d\d) and (?P<b>1[5-9]\d\d|20\d\d)\b(?![-–/]\d)")
 
@@ -528,6 +528,12 @@ _DECIMAL_STAT = re.compile(r"\b(?:of|averaged|averaging|average) (?P<n>\d{1,3}\.
 _WASHINGTON_DC = re.compile(r"\bWashington,?\s(?:D\.\s?C\.|DC\b)")
 
 
+def _top_band(n: int, most: int, ten: str = "ten") -> str | None:
+    """The band of ranks a rank falls in, up to ``most``: 6 -> "top ten", 275 -> "top 500"."""
+    band = next((b for b in (10, 20, 50, 100, 200, 500, 1000, 5000) if n <= b <= most), None)
+    return None if band is None else f"top {ten if band == 10 else band}"
+
+
 def _regex_spans(text: str) -> list[Span]:
     out: list[Span] = []
     add = out.append
@@ -556,7 +562,7 @@ def _regex_spans(text: str) -> list[Span]:
         a, b = _year_list_bounds(m.group(0))
         add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.9, "regex:year_list",
                  {"year": a, "year_end": b, "attributive": True}))
-    for m in _LIFE_ABBREVIATED.finditer(text):
+    for m in LIFE_ABBREVIATED.finditer(text):
         # "(d. 1784)" -> "(died in the 1780s)" (the bare decade after the point read as a new
         # sentence: "(d. The 1780s)" was an output)
         add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.9, "regex:year_life",
@@ -579,21 +585,20 @@ def _regex_spans(text: str) -> list[Span]:
             add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, f"regex:date_{kind}", meta))
     for m in _RANK.finditer(text):  # "World No. 9": a rank, to a band of ranks
         n = int(m.group(1))
-        band = next((f"top {w} in the world" for b, w in ((10, "ten"), (20, "20"), (50, "50"), (100, "100")) if n <= b),
-                    None)
+        band = _top_band(n, 100)
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:rank",
-                 {"value": n, "ladder": [band] if band else []}))
+                 {"value": n, "ladder": [f"{band} in the world"] if band else []}))
     for m in _RANKED_IN_WORLD.finditer(text):  # "ranked sixth in the world" -> "ranked in the top ten in the world"
         w = m.group("n").lower()
         n = _ORDINAL_WORDS.index(w) + 1 if w in _ORDINAL_WORDS else int(w[:-2])
-        band = next((b for b in (10, 20, 50, 100, 200, 500, 1000) if n <= b), None)
+        band = _top_band(n, 1000)
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:rank",
-                 {"value": n, "ladder": [f"in the top {'ten' if band == 10 else band}"] if band else []}))
+                 {"value": n, "ladder": [f"in the {band}"] if band else []}))
     for m in _RANKED_NO.finditer(text):  # "ranked no. 275" -> "ranked in the top 500" ("ranked no" was an output)
         n = int(m.group(1))
-        band = next((b for b in (10, 20, 50, 100, 200, 500, 1000, 5000) if n <= b), None)
+        band = _top_band(n, 5000, ten="10")
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:rank",
-                 {"value": n, "ladder": [f"in the top {band}"] if band else []}))
+                 {"value": n, "ladder": [f"in the {band}"] if band else []}))
     for m in RE_MY.finditer(text):
         meta = {"year": int(m.group("y")), "month": _month_num(m.group("m")), "granularity": "month"}
         meta.update(_date_meta(text, m.start()))
@@ -1545,16 +1550,16 @@ def _models(text: str, spans: list[Span]) -> list[Span]:
     names truthfully ("a car" is not known, "an organization 49" does not read): a NAME of no
     ladder, so its phrase goes."""
     out: list[Span] = []
-    for k, s in enumerate(spans):
+    taken = 0  # (the model number is part of its model, not a number of its own)
+    for s in spans:
+        if s.start < taken:
+            continue
         m = _MODEL_AFTER.match(text, s.end) if s.type == "ORG" else None
         own = _MODEL_AFTER.search(s.text) if s.type == "ORG" and not m else None  # (the NER's "Porsche 907")
         if (m or (own and own.end() == len(s.text) and own.start() > 0)) \
                 and _ARTICLE_BEFORE.search(text[max(0, s.start - 6):s.start]):
-            end = m.end() if m else s.end
-            out.append(Span(s.start, end, text[s.start:end], "NAME", s.score, s.evidence + "+model", {"ladder": []}))
-            # (the model number is part of it, not a number of its own)
-            spans[k + 1:] = [t for t in spans[k + 1:] if t.start >= end]
-            continue
+            taken = m.end() if m else s.end
+            s = Span(s.start, taken, text[s.start:taken], "NAME", s.score, s.evidence + "+model", {"ladder": []})
         out.append(s)
     return out
 
