@@ -142,6 +142,7 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     ("He was trained as a luthier as well as a bow maker in Paris.", "as a luthier"),
     ("He was trained as a luthier as well as a bow maker in Paris.", "as well as"),
     ("He was also a fellow of the Royal Society.", "of the Royal Society"),
+    ("His works have a strong sense of composition.", "of composition"),  # ("His works have a sense" was an output)
     ("He painted narrow strips on the edge of different colors.", "different"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
