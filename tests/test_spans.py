@@ -370,3 +370,35 @@ def test_washington_dc_is_one_city_of_no_state():
     got = [s for s in find_spans(text) if s.type == "LOCATION"]
     assert [s.text for s in got] == ["Washington, D.C", "Washington, D.C.", "Washington DC"], got
     assert all(s.meta["kind"] == "city" and s.meta["country_code"] == "US" and "admin1" not in s.meta for s in got)
+
+
+def test_a_given_name_before_a_building_noun_is_a_person_where_the_ner_says_so():
+    """"Tom Hall (d. 1784) was an inventor" became "A hall (died in the 1780s) was an inventor"; a
+    venue keeps its kind."""
+    t = by_text(find_spans("Tom Hall (d. 1784) was an inventor. She sang at Carnegie Hall. He played at the Albert Hall."))
+    assert t["Tom Hall"].type == "PERSON", t
+    assert t["Carnegie Hall"].type == "ORG" and t["Albert Hall"].type == "ORG", t
+
+
+@pytest.mark.parametrize("text, piece, ladder", [
+    ("Wyse posted a 79–70 record with a 3.52 ERA.", "79–70", ["winning"]),
+    ("Wyse posted a 79–70 record with a 3.52 ERA.", "3.52 ERA", ["ERA of over 3"]),
+    ("He posted a 62–81 won–lost record.", "62–81", ["losing"]),
+    ("He posted a 2–2 record.", "2–2", ["even"]),
+    ("He had a record of 34–25.", "of 34–25", ["with more wins than losses"]),
+    ("He has a martial arts record of 2-1-1.", "of 2-1-1", [""]),  # wins-losses-draws or wins-draws-losses: open
+    ("In 1958 he went 4-14 with a 5.66 ERA.", "went 4-14", ["had a losing record"]),
+    ("He scored in a 3-2 away defeat.", "3-2", [""]),
+    ("He pitched 1257-2/3 innings in 251 games, 159 as a starter.", "1257-2/3 innings", ["over 1,000 innings"]),
+    ("He pitched 1257-2/3 innings in 251 games, 159 as a starter.", ", 159 as a starter", [""]),
+])
+def test_a_sports_result_says_which_way_it_went_and_no_more(text, piece, ladder):
+    """"a 79–70 record", "159 as a starter" and "TKO" figures were kept word for word: a statistics
+    site finds the player from them."""
+    got = by_text(find_spans(text))
+    assert piece in got and got[piece].meta["ladder"] == ladder, got
+
+
+def test_a_score_that_is_no_result_is_left_to_the_count_rules():
+    assert not [s for s in find_spans("He lived at 222-224 E. 2nd Street. See pp. 13–14 of the book.")
+                if s.evidence in ("regex:win_loss", "regex:game_score")]

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from veil.agents.local.generalize import PSEUDONYM as _PSEUDONYM
 from veil.agents.local.retrieval import tokenize
-from veil.agents.local.spans import LIFE_ABBREVIATED
+from veil.agents.local.spans import LIFE_ABBREVIATED, RECORD_WORDS
 
 _PLACEHOLDER = re.compile(r"\[[a-z ]+\]")
 
@@ -45,7 +45,7 @@ def generalization_vocabulary() -> frozenset[str]:
     """Stems of every word a generalization ladder can produce."""
     from veil.agents.local.spans import gazetteer, lexicon
 
-    words: list[str] = _FIXED.split()
+    words: list[str] = _FIXED.split() + RECORD_WORDS.split()
     lex = lexicon()
 
     def walk(x) -> None:

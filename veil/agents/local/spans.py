@@ -436,6 +436,81 @@ RE_QUAL_NUM = re.compile(
 # (a number joined to another by a dash is a score or a range, one unit: "a 2–2 record" became "a 2–a couple of record")
 RE_COUNT = re.compile(r"(?<![\w$£€.,:/#–—-])(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?![\d,.:/%–—-])(?=\s+(?P<next>[A-Za-z][\w-]*))")
 _N_TIME = re.compile(r"(?<![\w$£€.,:/#-])(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[ -]time\b(?![ -]?\w*s\b)", re.I)
+
+# a season's or a career's win-loss record ("a 79–70 record", "an 0–2 record", "a 62–81 won–lost
+# record", "record of 34–25", "he went 14-7 with a 2.68 ERA") and a game's score ("in a 3-2 away
+# defeat", "their dramatic 2-1 victory"): an exact result is looked up in a minute on a statistics
+# site (a blind read found "a 79–70 record" and "159 as a starter" kept word for word). A record
+# says whether more games were won than lost (wins first, as sports write them); a score goes.
+_DASH = r"\s?[–-]\s?"
+_RESULT = rf"(?P<w>\d{{1,3}}){_DASH}(?P<l>\d{{1,3}})(?:{_DASH}(?P<d>\d{{1,3}}))?(?![\w–-]|\.\d)"
+_RECORD_MODIFIERS = r"(?:(?:overall|career|conference|league|regular[- ]season|lifetime|professional|home|road|away|" \
+                    r"won[–-]lost|win[–-]loss|martial arts|fight|fighting|boxing|MMA)\s+)*"
+_WIN_LOSS = re.compile(rf"(?<![\w.,:/–-]){_RESULT}(?=\s+{_RECORD_MODIFIERS}record\b)")
+_RECORD_OF = re.compile(rf"(?<=\brecord )of {_RESULT}")
+_WENT = re.compile(rf"\b(?P<verb>went|finished) {_RESULT}(?!\s+(?:{_RECORD_MODIFIERS}record|win|victory|defeat|loss|lead)\b)")
+_GAME_SCORE = re.compile(r"(?<![\w.,:/–-])\d{1,2}\s?[–-]\s?\d{1,2}(?![\w.–-])(?=\s+(?:(?:away|home|road|dramatic|narrow|"
+                         r"comfortable|shock|surprise|extra-time|overtime|penalty)\s+)*(?:win|victory|defeat|loss|draw|"
+                         r"triumph|upset|comeback|home win|away win)\b)")
+# counts the count pattern misses: "striking out 123 in", "1257-2/3 innings", "160⅓ innings", "159 as a starter"
+_STAT_COUNT = re.compile(r"\b(?:striking|struck|strikes|strike) out (?P<n>\d{2,4})\b(?![.,]\d)"
+                         r"|(?<![\w.,/-])(?P<n2>\d{2,4})(?:-[12]/3|[⅓⅔]| [12]/3) innings\b"
+                         r"|, (?P<n3>\d{1,4}) as a (?:starter|reliever|substitute)\b")
+_ERA = re.compile(r"(?<![\w.])(?P<v>\d{1,2}\.\d{2}) (?P<stat>ERA|GAA|earned run average|goals against average)\b")
+# the words these rungs bring in (the truthfulness checker's vocabulary takes them)
+RECORD_WORDS = "a winning losing even record with more as many wins losses than had finished an of over under"
+
+
+def _record_word(m: re.Match) -> str | None:
+    """"winning", "losing" or "even" for a record read wins first; None where a three-part
+    record ("2-1-1": wins, losses, draws, or wins, draws, losses) leaves it open."""
+    w, l_, d = int(m.group("w")), int(m.group("l")), m.group("d")
+    others = [l_] if d is None else [l_, int(d)]
+    if w > sum(others):
+        return "winning"
+    if w < min(others):
+        return "losing"
+    return "even" if d is None else None
+
+
+def _record_spans(text: str) -> list[Span]:
+    out = []
+    for m in _WIN_LOSS.finditer(text):
+        word = _record_word(m)
+        out.append(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:win_loss", {"ladder": [word] if word else [""]}))
+    for m in _RECORD_OF.finditer(text):
+        word = _record_word(m)
+        rung = {"winning": "with more wins than losses", "losing": "with more losses than wins",
+                "even": "with as many wins as losses", None: ""}[word]
+        out.append(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:win_loss", {"ladder": [rung]}))
+    for m in _WENT.finditer(text):
+        word = _record_word(m)
+        if word is None:
+            continue
+        lead = "had" if m.group("verb") == "went" else "finished with"
+        art = "an" if word == "even" else "a"
+        out.append(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:win_loss",
+                        {"ladder": [f"{lead} {art} {word} record"]}))
+    for m in _GAME_SCORE.finditer(text):
+        out.append(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:game_score", {"ladder": [""]}))
+    for m in _STAT_COUNT.finditer(text):
+        name = next(g for g in ("n", "n2", "n3") if m.group(g))
+        n = int(m.group(name))
+        meta: dict[str, Any] = {"value": n, "noun_follows": False}
+        if name == "n2":  # the span holds its noun: a fraction's whole number rounded down ("over 1,000 innings")
+            meta["ladder"] = [f"over {int(str(n)[0]) * 10 ** (len(str(n)) - 1):,} innings"]
+        if name == "n3":
+            # ", 159 as a starter" hangs on the games counted before it, and is left hanging when the
+            # phrase that counts them goes ("He posted a winning record over 100 as a starter." was
+            # an output): it goes, comma and all
+            meta["ladder"] = [""]
+        start = m.start(0) if name == "n3" else m.start(name)
+        out.append(Span(start, m.end(0), text[start:m.end(0)], "NUMBER", 0.8, "regex:stat_count", meta))
+    for m in _ERA.finditer(text):
+        v = float(m.group("v"))
+        rung = f"{m.group('stat')} of over {int(v)}" if v >= 1 else f"{m.group('stat')} under 1"
+        out.append(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:win_loss", {"ladder": [rung]}))
+    return out
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
     "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
@@ -537,6 +612,7 @@ def _top_band(n: int, most: int, ten: str = "ten") -> str | None:
 def _regex_spans(text: str) -> list[Span]:
     out: list[Span] = []
     add = out.append
+    out.extend(_record_spans(text))
     for m in _WASHINGTON_DC.finditer(text):
         end = m.end() - 1 if m.group(0).endswith(".") and re.match(r"\s+[A-Z]|\s*$", text[m.end():]) else m.end()
         # (the point of "D.C." that also ends its sentence stays the sentence's)
@@ -1198,9 +1274,14 @@ def _entity_spans(text: str, doc) -> list[Span]:
                 continue  # no name: "continued to play minor league baseball", "at first reserve board"
                 # ("play an organization", "at an organization" were outputs)
             typed = _classify(text, toks, i, j, person_tokens) if capitalised else []
-            if label == "PERSON" and typed and typed[0].type in ("AWARD", "EVENT", "TITLE") and j - i > 1 \
-                    and toks[i].text.lower() in lexicon()["first_names"]:
-                typed = []  # "Oscar Delacroix" is a person, not an award
+            if label == "PERSON" and typed and j - i > 1 and toks[i].text.lower() in lexicon()["first_names"] \
+                    and (typed[0].type in ("AWARD", "EVENT", "TITLE")
+                         or (typed[0].type == "ORG" and typed[0].evidence.startswith("head:") and j - i <= 3
+                             and _prev_word(text, toks[i].start) not in ("the", "a", "an"))):
+                # "Oscar Delacroix" is a person, not an award; "Tom Hall (d. 1784) was an inventor" and
+                # "John Field" are persons the NER and the given names agree on ("A hall (died in the
+                # 1780s) was an inventor" was an output), "the Albert Hall" a venue
+                typed = []
             if label in ("GPE", "LOC") and j - i == 1 and typed and typed[0].type == "PERSON" \
                     and toks[i].text.lower() not in person_tokens and toks[i].text.lower() in lexicon()["place_ambiguous_set"]:
                 info = place_info(toks[i].text)  # "He represented Georgia": the state the NER says, not a given name
