@@ -665,9 +665,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "He is an American comedian. He hosted a major film award. He was promoted to rear admiral in the 1970s. He was "
      "a student of architecture."),
     # a first name after a role noun is a person whatever its last word ("Sydney Prior Hall" stayed, a hall); the
-    # role noun says who they are, so the name goes ("the genre painter Person B" read as a form)
+    # role noun says who they are, so the name goes ("the genre painter Person B" read as a form), and their
+    # life dates with it
     ("Mary Gow was a painter. Her husband was the genre painter Sydney Prior Hall (1842–1922) whom she married in "
-     "1907.", "Mary Gow", "She was a painter. Her husband was a genre painter (1840s–1920s) whom she"),
+     "1907.", "Mary Gow", "She was a painter. Her husband was a genre painter whom she married in the 1900s."),
     # modifiers before the role keep it, "the" becomes "a" ("sold to the European entomologist" was an output)
     ("Georg Meyer was a Swiss entomologist. Later, parts of his beetle collection were sold to the French entomologist "
      "René Oberthür.", "Georg Meyer", "He was a Swiss entomologist. Later, parts of his beetle collection were "
@@ -889,10 +890,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "team won.", "Ana Lee",
      "She is a Chinese table tennis player. She was ranked in the top ten in the world by the 2000s."),
     # "(d. 1784)" holds a year too: it dies in its decade, said in words ("(d. The 1780s)" was
-    # an output; before that "1784" stayed)
-    ("Tom Hall was an inventor. He was the son of John Hall (1739–1814) by his wife, Mary Hall (d. 1784). "
-     "He built boats.", "Tom Hall",
-     "He was an inventor. He was the son of Person B (1730s–1810s) by his wife, Person C (died in the 1780s)."),
+    # an output; before that "1784" stayed); a given name before "Hall" makes a person ("A hall (died
+    # in the 1780s) was an inventor" was an output)
+    ("Tom Hall (d. 1784) was an inventor. He built boats.", None,
+     "Person A (died in the 1780s) was an inventor. He built boats."),
     # a name between "the" and its noun asked "which one?" once removed, whatever comma-set clause follows
     # ("His debut came in the tournament, where he" was an output)
     ("Dan Hess is a fighter. Hess's mixed martial arts debut came in the Ultimate Fighting Championship 5 tournament, "
@@ -967,6 +968,20 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Boris Yegorov was a Soviet physician-cosmonaut. Yegorov was awarded the title of the Hero of the Soviet Union "
      "on October 19, 1964. He won and his team won.", "Boris Yegorov",
      "He was a Soviet physician-cosmonaut. He was awarded a national honor in the 1960s."),
+    # another person's life dates go with their name ("sister of an artist (in the 19th and 20th centuries)")
+    ("Mary Gow was an English painter. She was the sister of artist Andrew Carrick Gow (1848–1920) and the niece "
+     "of John Gow (fl. 1852–85). She won and her team won.", "Mary Gow",
+     "She was an English painter. She was the sister of an artist and the niece of Person"),
+    # a win-loss record says which way it went, a game's score goes, a pitcher's statistics read as ranges
+    # ("a 79-70 record", "159 as a starter" and "striking out 123" were kept word for word)
+    ("Joe Wyse was a pitcher. In an eight-season career, Wyse posted a 79–70 record with a 3.52 ERA, 362 "
+     "strikeouts and 1257-2/3 innings in 251 games pitched, 159 as a starter. He won and his team won.", "Joe Wyse",
+     "He was a pitcher. In an eight-season career, he posted a winning record with an ERA of over 3, over 300 "
+     "strikeouts and over 1,000 innings in over 200 games pitched."),
+    ("Al Kent was a pitcher. In 1958 he went 4-14 with a 5.66 ERA, striking out 123 in 160⅓ innings. He posted an "
+     "0–2 record. He has a fighting record of 2-1-1. He scored in a 3-2 away defeat. He won and his team won.",
+     "Al Kent", "He was a pitcher. In the 1950s he had a losing record with an ERA of over 5, striking out over 100 "
+     "in over 100 innings. He posted a losing record. He has a fighting record. He scored in an away defeat."),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)
@@ -1451,6 +1466,28 @@ def test_a_word_keeps_the_phrase_that_completes_it(rendered, original, lost):
     from veil.agents.local.optimizer import _lost_complement
 
     assert _lost_complement(rendered, original) is lost
+
+
+@pytest.mark.parametrize("rendered, original, lost", [
+    # a range's start left without its end
+    ("His assignments varied from undersea to aerial photography and from people while working abroad.",
+     "His assignments varied from undersea to aerial photography and from people to complex science subjects "
+     "while working in over 75 countries.", True),
+    ("His assignments varied from undersea to aerial photography.",
+     "His assignments varied from undersea to aerial photography and from people to complex science subjects.", False),
+    ("He moved from a city in Europe to a country in Asia.", "He moved from Lyon to Japan.", False),
+    # a judging adverb whose sentence lost its clause
+    ("Unfortunately, he entered the tennis scene.",
+     "Unfortunately, he entered the tennis scene after the GDR had decided to promote only Olympic sports.", True),
+    ("Unfortunately, he entered the tennis scene in the 1970s.",
+     "Unfortunately, he entered the tennis scene in 1974.", False),
+    ("He entered the tennis scene.", "He entered the tennis scene after the GDR had decided to promote only Olympic "
+     "sports.", False),
+])
+def test_an_edit_keeps_what_gives_a_sentence_its_point(rendered, original, lost):
+    from veil.agents.local.optimizer import _lost_its_point
+
+    assert _lost_its_point(rendered, original) is lost
 
 
 def test_a_weekday_after_a_place_is_part_of_a_name():

@@ -382,6 +382,25 @@ def _listed_with_and(original: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# the sentence adverbs that judge what the rest of the sentence says: its reason cut, the judgement
+# is of nothing ("Unfortunately, he entered the tennis scene." of "... after the GDR had decided to
+# promote only Olympic sports")
+_COMMENT_ADVERB = re.compile(r"^(?:Unfortunately|Fortunately|Sadly|Tragically|Ironically|Surprisingly|Luckily|"
+                             r"Unluckily|Curiously|Remarkably|Interestingly|Paradoxically|Notably),")
+_FROM_TO = re.compile(r"\b[Ff]rom ((?:[\w'’-]+ ){0,3}?[\w'’-]+) to\b")
+
+
+def _lost_its_point(rendered: str, original: str) -> bool:
+    """A range left without its end: "varied from undersea to aerial photography and from people"
+    (of "from people to complex science subjects"); a judging sentence adverb whose sentence lost
+    a clause (four words or more): what it judged may be what went."""
+    for m in _FROM_TO.finditer(original):
+        start = re.escape(m.group(1))
+        if re.search(rf"\b[Ff]rom {start}\b", rendered) and not re.search(rf"\b[Ff]rom {start} to\b", rendered):
+            return True
+    return bool(_COMMENT_ADVERB.match(rendered)) and len(original.split()) - len(rendered.split()) >= 4
+
+
 @lru_cache(maxsize=50_000)
 def _lost_complement(rendered: str, original: str) -> bool:
     """A word whose sense needs a prepositional phrase (the lexicon's ``complements``), left
@@ -1569,6 +1588,11 @@ def _not_a_person(s: Span, text: str = "") -> Span | None:
             return Span(s.start, s.end, s.text, s.type, s.score, s.evidence + "+not_a_name", {**s.meta, "not_a_name": True})
     if s.evidence.startswith("coref:") or s.evidence == "lexicon:first_name+role":
         return s  # ("the genre painter Sydney Prior Hall" is a man, not a hall)
+    words = s.text.split()
+    prev = re.search(r"(\w+)\W*$", text[max(0, s.start - 20):s.start]) if text else None
+    if 2 <= len(words) <= 3 and fold(words[0]) in lexicon()["first_names"] \
+            and (prev is None or prev.group(1).lower() not in lexicon()["preps"]):
+        return s  # "Tom Hall (d. 1784) was an inventor" ("A hall (died in the 1780s)" was an output); "at Victoria Park" is a park
 
     last = fold(s.text.split()[-1]) if s.text.split() else ""
     heads = lexicon()["org_heads"]
@@ -1929,7 +1953,7 @@ class Plan:
         # (and such a sentence is held to what an edit must not do: "he was exposed at an early
         # age" came of a sentence the parser misread)
         return not (_bared_clause(rendered, original) or _list_lost_its_and(rendered, original)
-                    or _lost_complement(rendered, original))
+                    or _lost_complement(rendered, original) or _lost_its_point(rendered, original))
 
     def prefetch(self, trials: list[tuple[int, dict[int, str]]]) -> None:
         """Parse in one batch the sentences these (sentence, choice) trials would write, before
@@ -2106,13 +2130,18 @@ class LocalOptimizer(Optimizer):
     def _drop_life_dates(plan: Plan) -> None:
         """The bracket of dates (and places) right after the subject's name, once the name is a
         pronoun or a role noun, goes whole: "He (1890s–1980s) was a writer" reads as no one
-        writes and keeps a quasi-identifier; "He was a writer" says what the text is about."""
+        writes and keeps a quasi-identifier; "He was a writer" says what the text is about.
+        Another person's bracket goes whatever their name became: "sister of an artist (in the
+        19th and 20th centuries)" (of "sister of artist Andrew Gow (1848–1920)") read as her
+        being a sister in those centuries, and a relative's dates point to the family."""
         text = plan.analysis.text
         for i, u in enumerate(plan.units):
-            if u.kind != "span" or u.span is None or u.span.type != "PERSON" or u.span.meta.get("slot") != "subject":
+            if u.kind != "span" or u.span is None or u.span.type != "PERSON":
                 continue
             rep = plan.choice.get(i)
-            if not rep or PSEUDONYM.fullmatch(rep):
+            if u.span.meta.get("slot") == "subject" and (not rep or PSEUDONYM.fullmatch(rep)):
+                continue
+            if i not in plan.choice:
                 continue
             for j in plan.analysis.by_sentence(u.sentence):
                 w = plan.units[j]
