@@ -391,6 +391,9 @@ def test_a_given_name_before_a_building_noun_is_a_person_where_the_ner_says_so()
     ("He scored in a 3-2 away defeat.", "3-2", [""]),
     ("He pitched 1257-2/3 innings in 251 games, 159 as a starter.", "1257-2/3 innings", ["over 1,000 innings"]),
     ("He pitched 1257-2/3 innings in 251 games, 159 as a starter.", ", 159 as a starter", [""]),
+    ("He won by TKO at one minute twenty-two seconds into the fight.", "at one minute twenty-two seconds into the fight",
+     ["in under two minutes"]),
+    ("He lost by KO in 12 seconds.", "in 12 seconds", ["in under a minute"]),
 ])
 def test_a_sports_result_says_which_way_it_went_and_no_more(text, piece, ladder):
     """"a 79–70 record", "159 as a starter" and "TKO" figures were kept word for word: a statistics

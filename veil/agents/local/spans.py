@@ -456,9 +456,14 @@ _GAME_SCORE = re.compile(r"(?<![\w.,:/–-])\d{1,2}\s?[–-]\s?\d{1,2}(?![\w.–
 _STAT_COUNT = re.compile(r"\b(?:striking|struck|strikes|strike) out (?P<n>\d{2,4})\b(?![.,]\d)"
                          r"|(?<![\w.,/-])(?P<n2>\d{2,4})(?:-[12]/3|[⅓⅔]| [12]/3) innings\b"
                          r"|, (?P<n3>\d{1,4}) as a (?:starter|reliever|substitute)\b")
+# the exact time a fight ended ("by TKO at one minute twenty-two seconds into the fight", "by KO in 12
+# seconds"): the bout's record on a fight site; how short it was stays
+_FIGHT_TIME = re.compile(r"\b(?:at|in|after) (?:(?P<m>one|two|three|four|five|\d) minutes?,? (?:and )?)?"
+                         r"(?:[a-z]+(?:-[a-z]+)?|\d{1,2}) seconds?(?: into (?:the )?(?:fight|bout|match|round))?")
 _ERA = re.compile(r"(?<![\w.])(?P<v>\d{1,2}\.\d{2}) (?P<stat>ERA|GAA|earned run average|goals against average)\b")
 # the words these rungs bring in (the truthfulness checker's vocabulary takes them)
-RECORD_WORDS = "a winning losing even record with more as many wins losses than had finished an of over under"
+_COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+RECORD_WORDS = "minute minutes seven eight nine a winning losing even record with more as many wins losses than had finished an of over under"
 
 
 def _record_word(m: re.Match) -> str | None:
@@ -506,6 +511,13 @@ def _record_spans(text: str) -> list[Span]:
             meta["ladder"] = [""]
         start = m.start(0) if name == "n3" else m.start(name)
         out.append(Span(start, m.end(0), text[start:m.end(0)], "NUMBER", 0.8, "regex:stat_count", meta))
+    for m in _FIGHT_TIME.finditer(text):
+        if not re.search(r"\b(?:T?KO|knock(?:ed)? ?out|submission|stoppage|fight|bout)\b", text[max(0, m.start() - 40):m.end()]):
+            continue
+        minutes = m.group("m")
+        n = 0 if minutes is None else int(minutes) if minutes.isdigit() else _NUMBER_WORDS.get(minutes, 0)
+        rung = "in under a minute" if n == 0 else f"in under {_COUNT_WORDS.get(n + 1, str(n + 1))} minutes"
+        out.append(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:win_loss", {"ladder": [rung]}))
     for m in _ERA.finditer(text):
         v = float(m.group("v"))
         rung = f"{m.group('stat')} of over {int(v)}" if v >= 1 else f"{m.group('stat')} under 1"
