@@ -889,11 +889,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Ana Lee is a Chinese table tennis player. She was ranked sixth in the world by 2008. She won and her "
      "team won.", "Ana Lee",
      "She is a Chinese table tennis player. She was ranked in the top ten in the world by the 2000s."),
-    # "(d. 1784)" holds a year too: it dies in its decade, said in words ("(d. The 1780s)" was
-    # an output; before that "1784" stayed); a given name before "Hall" makes a person ("A hall (died
-    # in the 1780s) was an inventor" was an output)
-    ("Tom Hall (d. 1784) was an inventor. He built boats.", None,
-     "Person A (died in the 1780s) was an inventor. He built boats."),
+    # a relative's "(d. 1784)" goes with her name, and never leaves "(d. The 1780s)" (an output)
+    ("Tom Hall was an inventor. His wife was Mary Hall (d. 1784), a teacher. He built boats.", "Tom Hall",
+     "He was an inventor."),
     # a name between "the" and its noun asked "which one?" once removed, whatever comma-set clause follows
     # ("His debut came in the tournament, where he" was an output)
     ("Dan Hess is a fighter. Hess's mixed martial arts debut came in the Ultimate Fighting Championship 5 tournament, "
@@ -1481,6 +1479,7 @@ def test_a_word_keeps_the_phrase_that_completes_it(rendered, original, lost):
      "Unfortunately, he entered the tennis scene after the GDR had decided to promote only Olympic sports.", True),
     ("Unfortunately, he entered the tennis scene in the 1970s.",
      "Unfortunately, he entered the tennis scene in 1974.", False),
+    ("Sadly, he died in the 1990s.", "Sadly, he died on 12 March 1990 in New York City.", False),
     ("He entered the tennis scene.", "He entered the tennis scene after the GDR had decided to promote only Olympic "
      "sports.", False),
 ])

@@ -387,18 +387,22 @@ def _listed_with_and(original: str) -> frozenset[str]:
 # promote only Olympic sports")
 _COMMENT_ADVERB = re.compile(r"^(?:Unfortunately|Fortunately|Sadly|Tragically|Ironically|Surprisingly|Luckily|"
                              r"Unluckily|Curiously|Remarkably|Interestingly|Paradoxically|Notably),")
+_CLAUSE_WORDS = frozenset("after because since when while although though as which who but so despite".split())
 _FROM_TO = re.compile(r"\b[Ff]rom ((?:[\w'’-]+ ){0,3}?[\w'’-]+) to\b")
 
 
 def _lost_its_point(rendered: str, original: str) -> bool:
     """A range left without its end: "varied from undersea to aerial photography and from people"
     (of "from people to complex science subjects"); a judging sentence adverb whose sentence lost
-    a clause (four words or more): what it judged may be what went."""
+    a clause (a word that opens one is gone): what it judged may be what went."""
     for m in _FROM_TO.finditer(original):
         start = re.escape(m.group(1))
         if re.search(rf"\b[Ff]rom {start}\b", rendered) and not re.search(rf"\b[Ff]rom {start} to\b", rendered):
             return True
-    return bool(_COMMENT_ADVERB.match(rendered)) and len(original.split()) - len(rendered.split()) >= 4
+    if not _COMMENT_ADVERB.match(rendered):
+        return False
+    said = set(re.findall(r"[a-z]+", rendered.lower()))
+    return any(w not in said for w in re.findall(r"[a-z]+", original.lower()) if w in _CLAUSE_WORDS)
 
 
 @lru_cache(maxsize=50_000)
@@ -1588,11 +1592,6 @@ def _not_a_person(s: Span, text: str = "") -> Span | None:
             return Span(s.start, s.end, s.text, s.type, s.score, s.evidence + "+not_a_name", {**s.meta, "not_a_name": True})
     if s.evidence.startswith("coref:") or s.evidence == "lexicon:first_name+role":
         return s  # ("the genre painter Sydney Prior Hall" is a man, not a hall)
-    words = s.text.split()
-    prev = re.search(r"(\w+)\W*$", text[max(0, s.start - 20):s.start]) if text else None
-    if 2 <= len(words) <= 3 and fold(words[0]) in lexicon()["first_names"] \
-            and (prev is None or prev.group(1).lower() not in lexicon()["preps"]):
-        return s  # "Tom Hall (d. 1784) was an inventor" ("A hall (died in the 1780s)" was an output); "at Victoria Park" is a park
 
     last = fold(s.text.split()[-1]) if s.text.split() else ""
     heads = lexicon()["org_heads"]
@@ -2152,7 +2151,8 @@ class LocalOptimizer(Optimizer):
                         gap = gap.replace(text[x.start:x.end], "")
                 # (the parse may call "(born August 17, 1944)" a participial clause: "She (born in the
                 # 1940s) is" was an output)
-                if w.kind in ("parenthetical", "participial clause", "appositive") and text[w.start:w.start + 1] == "(" \
+                if w.start >= u.end and w.kind in ("parenthetical", "participial clause", "appositive") \
+                        and text[w.start:w.start + 1] == "(" \
                         and text[w.end - 1:w.end] == ")" and re.search(r"\d", w.text) \
                         and gap.strip() in ("", ",") \
                         and j not in plan.choice:

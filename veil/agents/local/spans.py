@@ -448,8 +448,8 @@ _RECORD_MODIFIERS = r"(?:(?:overall|career|conference|league|regular[- ]season|l
                     r"won[–-]lost|win[–-]loss|martial arts|fight|fighting|boxing|MMA)\s+)*"
 _WIN_LOSS = re.compile(rf"(?<![\w.,:/–-]){_RESULT}(?=\s+{_RECORD_MODIFIERS}record\b)")
 _RECORD_OF = re.compile(rf"(?<=\brecord )of {_RESULT}")
-_WENT = re.compile(rf"\b(?P<verb>went|finished) {_RESULT}(?!\s+(?:{_RECORD_MODIFIERS}record|win|victory|defeat|loss|lead)\b)")
-_GAME_SCORE = re.compile(r"(?<![\w.,:/–-])\d{1,2}\s?[–-]\s?\d{1,2}(?![\w.–-])(?=\s+(?:(?:away|home|road|dramatic|narrow|"
+_WENT = re.compile(rf"\b(?P<verb>went|finished) {_RESULT}(?=,? (?:with an? |in \d))")  # a pitcher's season ("went 14-7 with a 2.68 ERA"), never a match ("went 1–0 up")
+_GAME_SCORE = re.compile(r"(?<![\w.,:/–-])(?<!\d, )(?<!\d )\d{1,2}\s?[–-]\s?\d{1,2}(?![\w.–-])(?=\s+(?:(?:away|home|road|dramatic|narrow|"
                          r"comfortable|shock|surprise|extra-time|overtime|penalty)\s+)*(?:win|victory|defeat|loss|draw|"
                          r"triumph|upset|comeback|home win|away win)\b)")
 # counts the count pattern misses: "striking out 123 in", "1257-2/3 innings", "160⅓ innings", "159 as a starter"
@@ -459,11 +459,13 @@ _STAT_COUNT = re.compile(r"\b(?:striking|struck|strikes|strike) out (?P<n>\d{2,4
 # the exact time a fight ended ("by TKO at one minute twenty-two seconds into the fight", "by KO in 12
 # seconds"): the bout's record on a fight site; how short it was stays
 _FIGHT_TIME = re.compile(r"\b(?:at|in|after) (?:(?P<m>one|two|three|four|five|\d) minutes?,? (?:and )?)?"
-                         r"(?:[a-z]+(?:-[a-z]+)?|\d{1,2}) seconds?(?: into (?:the )?(?:fight|bout|match|round))?")
+                         r"(?:[1-5]?\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+                         r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty)(?:-[a-z]+)?) seconds?"
+                         r"(?: into (?:the )?(?:fight|bout|match|round))?")
 _ERA = re.compile(r"(?<![\w.])(?P<v>\d{1,2}\.\d{2}) (?P<stat>ERA|GAA|earned run average|goals against average)\b")
 # the words these rungs bring in (the truthfulness checker's vocabulary takes them)
 _COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
-RECORD_WORDS = "minute minutes seven eight nine a winning losing even record with more as many wins losses than had finished an of over under"
+RECORD_WORDS = "minute minutes six seven eight nine a winning losing even record with more as many wins losses than had finished an of over under"
 
 
 def _record_word(m: re.Match) -> str | None:
@@ -520,7 +522,7 @@ def _record_spans(text: str) -> list[Span]:
         out.append(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:win_loss", {"ladder": [rung]}))
     for m in _ERA.finditer(text):
         v = float(m.group("v"))
-        rung = f"{m.group('stat')} of over {int(v)}" if v >= 1 else f"{m.group('stat')} under 1"
+        rung = f"{m.group('stat')} of over {int(v)}" if v > int(v) >= 1 else f"{m.group('stat')} under {int(v) + 1}"
         out.append(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:win_loss", {"ladder": [rung]}))
     return out
 _NUMBER_WORDS = {
@@ -1286,14 +1288,9 @@ def _entity_spans(text: str, doc) -> list[Span]:
                 continue  # no name: "continued to play minor league baseball", "at first reserve board"
                 # ("play an organization", "at an organization" were outputs)
             typed = _classify(text, toks, i, j, person_tokens) if capitalised else []
-            if label == "PERSON" and typed and j - i > 1 and toks[i].text.lower() in lexicon()["first_names"] \
-                    and (typed[0].type in ("AWARD", "EVENT", "TITLE")
-                         or (typed[0].type == "ORG" and typed[0].evidence.startswith("head:") and j - i <= 3
-                             and _prev_word(text, toks[i].start) not in ("the", "a", "an"))):
-                # "Oscar Delacroix" is a person, not an award; "Tom Hall (d. 1784) was an inventor" and
-                # "John Field" are persons the NER and the given names agree on ("A hall (died in the
-                # 1780s) was an inventor" was an output), "the Albert Hall" a venue
-                typed = []
+            if label == "PERSON" and typed and typed[0].type in ("AWARD", "EVENT", "TITLE") and j - i > 1 \
+                    and toks[i].text.lower() in lexicon()["first_names"]:
+                typed = []  # "Oscar Delacroix" is a person, not an award
             if label in ("GPE", "LOC") and j - i == 1 and typed and typed[0].type == "PERSON" \
                     and toks[i].text.lower() not in person_tokens and toks[i].text.lower() in lexicon()["place_ambiguous_set"]:
                 info = place_info(toks[i].text)  # "He represented Georgia": the state the NER says, not a given name
