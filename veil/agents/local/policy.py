@@ -253,8 +253,8 @@ class Generalize(Operator):
             # its "until", and the period is one he went on into
             into = lambda r: "into " + re.sub(r"^in\s+", "", r)  # noqa: E731
             rung, above = into(rung), tuple(into(r) for r in above if r.startswith(("the ", "in the ")))
-        if span.evidence in ("regex:n_time", "regex:win_loss") and rung is not None:
-            # "a multiple-time champion", "a winning record": the rung reads after its article
+        if span.evidence in ("regex:n_time", "regex:win_loss", "regex:era") and rung is not None:
+            # "a multiple-time champion", "a winning record", "an ERA of over 3": the rung reads after its article
             return Decision(rung, above, f"{kind} generalized to a range by the policy")
         if role == "determined" and rung is not None:
             # "the top 10 players" -> "the top players" ("the top about a dozen" does not read)

@@ -463,9 +463,8 @@ _FIGHT_TIME = re.compile(r"\b(?:at|in|after) (?:(?P<m>one|two|three|four|five|\d
                          r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty)(?:-[a-z]+)?) seconds?"
                          r"(?: into (?:the )?(?:fight|bout|match|round))?")
 _ERA = re.compile(r"(?<![\w.])(?P<v>\d{1,2}\.\d{2}) (?P<stat>ERA|GAA|earned run average|goals against average)\b")
-# the words these rungs bring in (the truthfulness checker's vocabulary takes them)
-_COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
-RECORD_WORDS = "minute minutes six seven eight nine a winning losing even record with more as many wins losses than had finished an of over under"
+# the content words these rungs bring in (the truthfulness checker's vocabulary takes them)
+RECORD_WORDS = "winning losing even record more many wins losses had finished over under minute minutes six"
 
 
 def _record_word(m: re.Match) -> str | None:
@@ -518,12 +517,13 @@ def _record_spans(text: str) -> list[Span]:
             continue
         minutes = m.group("m")
         n = 0 if minutes is None else int(minutes) if minutes.isdigit() else _NUMBER_WORDS.get(minutes, 0)
-        rung = "in under a minute" if n == 0 else f"in under {_COUNT_WORDS.get(n + 1, str(n + 1))} minutes"
-        out.append(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:win_loss", {"ladder": [rung]}))
+        more = next((w for w, v in _NUMBER_WORDS.items() if v == n + 1), str(n + 1))
+        rung = "in under a minute" if n == 0 else f"in under {more} minutes"
+        out.append(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:fight_time", {"ladder": [rung]}))
     for m in _ERA.finditer(text):
         v = float(m.group("v"))
         rung = f"{m.group('stat')} of over {int(v)}" if v > int(v) >= 1 else f"{m.group('stat')} under {int(v) + 1}"
-        out.append(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:win_loss", {"ladder": [rung]}))
+        out.append(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:era", {"ladder": [rung]}))
     return out
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
