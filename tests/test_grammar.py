@@ -59,6 +59,12 @@ def units_of(text: str) -> dict[str, list[str]]:
     # the creator of Veal Orloff" was left once the first "as" phrase went)
     ("He was a chef who is known as the author of two books, and as the creator of Veal Orloff.", "conjunct",
      ", and as the creator of Veal Orloff"),
+    # a name set off after the phrase's last noun goes with it, wherever the parse hung it ("He began his
+    # career, Person AAV." was an output); a dash the parse hung on the phrase stays between the dates
+    (r'Bert began his career in racing as an exercise rider for his uncle, W. C. \"Farmer Bill\" Scully.',
+     "prepositional phrase", r'as an exercise rider for his uncle, W. C. \"Farmer Bill\" Scully'),
+    ("Mitsuyo Maeda (born 1878 in Funazawa village, Aomori, Japan  – November 28, 1941) was a judoka.",
+     "prepositional phrase", "in Funazawa village, Aomori, Japan"),
 ])
 def test_removable_dependents_are_whole_constituents_with_their_punctuation(text, kind, piece):
     assert piece in units_of(text).get(kind, []), units_of(text)
@@ -144,6 +150,12 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     ("He was also a fellow of the Royal Society.", "of the Royal Society"),
     ("His works have a strong sense of composition.", "of composition"),  # ("His works have a sense" was an output)
     ("He painted narrow strips on the edge of different colors.", "different"),
+    # the parse hung the list's next item on the verb: "He was a resident, a center at a school" was an output
+    ("He was a resident at the Mallinckrodt Institute of Radiology, Alvin J. Siteman Cancer Center at Barnes "
+     "Hospital and had a fellowship.", "at the Mallinckrodt Institute of Radiology"),
+    # verbs that share the object at the list's end ("he released two albums, co-wrote." was an output)
+    ("He released two comedy albums, co-wrote, produced, and starred in his feature film, Beer League (2006), and "
+     "released his first book.", "produced, and starred in his feature film"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
     flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]
@@ -970,6 +982,13 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Mary Gow was an English painter. She was the sister of artist Andrew Carrick Gow (1848–1920) and the niece "
      "of John Gow (fl. 1852–85). She won and her team won.", "Mary Gow",
      "She was an English painter. She was the sister of an artist and the niece of Person"),
+    # a bare date after "died" takes "in" ("died the 1940s" was an output); a settlement keeps its article once
+    # its name goes ("in village"); a nickname goes with its sentence ("known as Count Combat" was kept); a kind
+    # that repeats its verb gives way ("competed at a competition")
+    ("Mitsuyo Maeda was a judoka. He was also known as Count Combat or Conde Koma in Spain. Maeda died 1941 in "
+     "Brazil. Maeda was born in Funazawa village. He competed at the World Sportscar Championship. He won and his "
+     "team won.", "Mitsuyo Maeda",
+     "He was a judoka. He died in the 1940s in Brazil. He was born in a village. He competed at a championship."),
     # a win-loss record says which way it went, a game's score goes, a pitcher's statistics read as ranges
     # ("a 79-70 record", "159 as a starter" and "striking out 123" were kept word for word)
     ("Joe Wyse was a pitcher. In an eight-season career, Wyse posted a 79–70 record with a 3.52 ERA, 362 "
@@ -1026,6 +1045,11 @@ def test_truthfulness_checker_flags_inventions_and_the_label():
     # a band above a rank is true ("ranked no. 275" is in the top 500), one below it is not
     assert check("He is ranked no. 275.", "He is ranked in the top 500.").ok
     assert "100" in check("He is ranked no. 275.", "He is ranked in the top 100.").violations
+    # a life bracket's second date is the death's: "died" is its reading, not an invention
+    assert check("Maeda (born 1878 in Japan – November 28, 1941) was a judoka.",
+                 "He (born in the 1870s in Japan – died in the 1940s) was a judoka.").ok
+    assert "die" in check("Maeda (born 1878 in Japan) was a judoka in 1941.",
+                          "He (born in the 1870s in Japan) died in the 1940s.").violations
 
 
 _FIRST = ["Anna", "Tomas", "Leila", "Marcus", "Ingrid", "Kenji", "Olga", "Rafael"]
@@ -1698,3 +1722,29 @@ def test_a_kind_the_name_says_is_the_top_of_its_ladder():
     assert opts["Harvard University"] and "an organization" not in opts["Harvard University"]
     assert opts["Baseball Hall of Fame"] and "an honor" not in opts["Baseball Hall of Fame"]
     assert "minor league baseball" not in opts
+
+
+def test_a_life_brackets_second_date_is_the_death_whatever_goes_before_it(engine):
+    """"(born December 18, 1878 in Funazawa village, Japan – November 28, 1941)" read "(born in the 1870s in the
+    1940s)" once the loop took the birthplace with the dash: the second date says "died", and the dash is no
+    part of the place's phrase."""
+    text = ("Mitsuyo Maeda (born December 18, 1878 in Funazawa village, Aomori, Japan  – November 28, 1941),a "
+            "Brazilian naturalized as Otávio Maeda,was a judoka. He won and his team won.")
+    task = Task(original=text, doc_id="maeda", name="Mitsuyo Maeda", label="Martial Artist")
+    batch = asyncio.run(engine.prepare([Document(id="maeda", text=text, name="Mitsuyo Maeda", label="Martial Artist")]))
+    plan = engine.optimizer.base_plan(task, batch)
+    assert "(born in the 1870s in a village, Japan – died in the 1940s)" in plan.render(), plan.render()
+    place = next(k for k, u in enumerate(plan.units) if u.kind == "prepositional phrase" and u.text.startswith("in Funa"))
+    plan.choice[place] = ""
+    assert "(born in the 1870s – died in the 1940s)" in plan.render(), plan.render()
+
+
+def test_a_kind_that_only_repeats_its_verb_is_no_rung(engine):
+    """"He also competed at a competition" was an output: the loop climbed from "a championship" to its
+    ladder's next rung, which says nothing the verb did not."""
+    text = "Riccardo Patrese was a racing driver. He also competed at the World Sportscar Championship. He won."
+    task = Task(original=text, doc_id="rp", name="Riccardo Patrese", label="Formula One Racer")
+    batch = asyncio.run(engine.prepare([Document(id="rp", text=text, name="Riccardo Patrese", label="Formula One Racer")]))
+    plan = engine.optimizer.base_plan(task, batch)
+    unit = next(u for u in plan.units if u.kind == "span" and u.text == "World Sportscar Championship")
+    assert "a championship" in unit.options and "a competition" not in unit.options, unit.options

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from veil.agents.local.generalize import PSEUDONYM as _PSEUDONYM
 from veil.agents.local.retrieval import tokenize
-from veil.agents.local.spans import LIFE_ABBREVIATED, RECORD_WORDS
+from veil.agents.local.spans import LIFE_ABBREVIATED, LIFE_BRACKET, RECORD_WORDS
 
 _PLACEHOLDER = re.compile(r"\[[a-z ]+\]")
 
@@ -107,7 +107,8 @@ def check(original: str, sanitized: str, *, label: str | None = None) -> TruthRe
     have = set(tokenize(original or ""))
     added = sorted({t for t in tokenize(text) if t not in have})
     vocab = generalization_vocabulary()
-    if LIFE_ABBREVIATED.search(original or ""):  # (its ladder spells "d." out: "died in the 1780s")
+    if LIFE_ABBREVIATED.search(original or "") or LIFE_BRACKET.search(original or ""):
+        # (its ladder spells "d." out: "died in the 1780s"; a bracket's second date is the death's)
         vocab = vocab | set(tokenize("born died active"))
     label_stems = set(tokenize(label)) if label else set()
     numbers = [int(n) for n in re.findall(r"\d+", original or "") if len(n) <= 9]

@@ -695,7 +695,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             around = fold(text[a:s.start] + " | " + text[s.end:b])
             # (and no rung wider than one it says: "from North America" says no more than "United States")
             said_at = next((k for k, o in enumerate(options) if (core := fold(re.sub(r"^(?:(?:in|the)\s+)+", "", o)))
-                            and re.search(rf"(?<!\w){re.escape(core)}(?!\w)", around)), None)
+                            and core not in ("a", "an") and re.search(rf"(?<!\w){re.escape(core)}(?!\w)", around)), None)
             kept = options if said_at is None else options[:said_at]
             if not kept and options:
                 # every rung is said already: the phrase goes, and only where no phrase can does a
@@ -705,6 +705,14 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             elif kept != options:
                 if d.replacement is not None and d.replacement not in kept:
                     d = dataclasses.replace(d, replacement=kept[0])
+                options = kept
+        if s.type in ("EVENT", "ORG", "AWARD", "WORK", "NAME") and options and (verb := _verb_over(s, doc)) is not None:
+            # "competed at a competition", "won an award" of a named one: a kind that only repeats its
+            # verb says nothing; the next rung, or the phrase goes
+            kept = [o for o in options if not _cognate(verb, o)]
+            if kept != options:
+                if d.replacement is not None and d.replacement not in kept:
+                    d = dataclasses.replace(d, replacement=kept[0] if kept else None, drop_unit=d.drop_unit or not kept)
                 options = kept
         if label_stems:
             # never the label's words where the text did not say them ("a music school" for the
@@ -996,6 +1004,25 @@ championships champion champions title titles record records cup army navy gover
 senate congress police""".split())
 
 
+def _verb_over(s: Span, doc):
+    """The verb whose prepositional object (or object) the span is ("competed at X"), or None."""
+    head, _ = _first_head(s, doc)
+    if head is None:
+        return None
+    if head.dep_ == "pobj" and head.head.dep_ in ("prep", "dative"):
+        head = head.head
+    return head.head if head.dep_ in ("prep", "dobj", "dative") and head.head.pos_ == "VERB" else None
+
+
+def _cognate(verb, phrase: str) -> bool:
+    """Does the kind phrase's noun share its stem with the verb ("competed" / "a competition")?"""
+    words = re.findall(r"[a-z]+", phrase.lower())
+    if not words:
+        return False
+    stem = verb.lemma_.lower()[:6]
+    return len(stem) >= 5 and words[-1].startswith(stem)
+
+
 def _bare_noun_article(s: Span, doc, text: str) -> str | None:
     """The article a singular common noun needs once the name before it, its only determiner,
     goes ("for Fortec team" -> "for a team"), or None."""
@@ -1011,11 +1038,13 @@ def _bare_noun_article(s: Span, doc, text: str) -> str | None:
     if noun.tag_ != "NN" or not any(t.head.i == noun.i for t in toks) \
             or any(c.dep_ in ("det", "poss", "nummod") and c.i not in inside for c in noun.children) \
             or (toks[0].i > 0 and doc[toks[0].i - 1].dep_ in ("det", "poss")) \
-            or (toks[0].i > 0 and doc[toks[0].i - 1].lower_ in ("of", "in")) \
+            or (toks[0].i > 0 and doc[toks[0].i - 1].lower_ in ("of", "in")
+                and not (s.type == "LOCATION" and noun.lower_ in lexicon()["settlement_nouns"])) \
             or noun.left_edge.i < toks[0].i or noun.lower_ in lexicon()["mass_nouns_set"]:
         # (a field after "of" takes none: "a student of Roman architecture" -> "of an architecture"; nor
         # does a noun with a modifier before the name: "for American Color Field painting" -> "for American
-        # a painting" was an output; nor a sport or a field: "playing AAU basketball" -> "playing basketball")
+        # a painting" was an output; nor a sport or a field: "playing AAU basketball" -> "playing basketball";
+        # a settlement after "in" does: "in Funazawa village" -> "in a village", not "in village")
         return None
     return article_for(noun.text if k == toks[-1].i + 1 else text[s.end:].split()[0])
 
@@ -1130,6 +1159,16 @@ def _first_head(s: Span, doc):
     return (outside[0] if outside else (toks[-1] if toks else None)), toks
 
 
+def _in_born_bracket(tok) -> bool:
+    """Does ``tok`` stand inside a bracket that opens with "born" ("(born 1878 in Japan – 1941)")?"""
+    for t in reversed(tok.doc[max(0, tok.i - 40):tok.i]):
+        if t.text in (")", "."):
+            return False
+        if t.text == "(":
+            return t.i + 1 < tok.i and t.nbor().lower_ in ("born", "b.")
+    return False
+
+
 def role_of(s: Span, doc) -> str | None:
     """How a span stands in its sentence, which decides what may replace it truthfully:
     - "modifier": it modifies a noun after it ("an Orlan space suit", "the Hartlepool youth
@@ -1181,6 +1220,8 @@ def role_of(s: Span, doc) -> str | None:
         return "born_place"  # "(born New York City)": a place without its preposition -> "(born in the United States)"
     if s.type in ("DATE", "DOB", "YEAR") and prev is not None and prev.lower_ in ("born", "died", "b.", "d."):
         return None  # "born 6 July 1973": a time adverbial whatever the parse says ("born in the 1970s")
+    if s.type in ("DATE", "DOB", "YEAR") and prev is not None and prev.text in ("–", "-", "—") and _in_born_bracket(prev):
+        return "life_end"  # "(born 1878 in Japan – November 28, 1941)": the death date ("– died in the 1940s")
     if prev is not None and prev.dep_ in ("nummod", "quantmod") and prev.head.i >= first.i and not is_ordinal(prev) \
             and not _A_YEAR.fullmatch(prev.text):
         return "counted"

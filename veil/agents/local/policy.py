@@ -347,6 +347,12 @@ class Generalize(Operator):
                             drop_unit=bool(role and role.startswith("pobj:")))
         if rung is None:
             return Decision(None, tuple(above), f"{kind} is already as general as the policy asks")
+        if role == "life_end" and span.type != "LOCATION" and rung.lower().startswith("the "):
+            # the bracket's second date is the death's; after the birth's place a bare "in the 1940s"
+            # reads as more of the birth ("born in the 1870s in the 1940s" was an output)
+            return Decision(f"died in {rung[0].lower()}{rung[1:]}",
+                            tuple(f"died in {a}" if a.startswith("the ") else a for a in above),
+                            f"{kind} generalized to {rule.get('level', 'its kind')} by the policy")
         if role == "born_place":
             return Decision(f"in {rung}", tuple(f"in {a}" for a in above),
                             f"{kind} generalized to {rule.get('level', 'its kind')} by the policy")
@@ -499,6 +505,10 @@ class Person(Operator):
         name = re.sub(r"\s*['’]s?$", "", span.text)
         pseudo = ctx.pseudonyms.placeholder(name, ctx.doc_id)
         slot = span.meta.get("slot")
+        if span.meta.get("nickname"):
+            # "He was also known as Count Combat": a name the subject went by goes with its phrase,
+            # or its sentence ("known as Person C" reads as a second person, "known as him" as none)
+            return Decision(pseudo, (), "a name the subject went by: its phrase goes", drop_unit=True, or_sentence=True)
         if subject.is_subject(span) and subject.gender and slot:
             he, him, his = _SUBJ[subject.gender]
             pron = {"subject": he, "object": him, "possessive": his}[slot]

@@ -557,8 +557,8 @@ def _month_num(m: str) -> int:
 def _date_meta(text: str, start: int) -> dict:
     before = text[max(0, start - 12):start].lower()
     meta = {}
-    if re.search(r"\bborn\s*$", before):
-        meta["after_born"] = True
+    if re.search(r"\b(?:born|died)\s*$", before):
+        meta["after_born"] = True  # "born 1873", "died 1941": a bare date after the verb takes "in"
     return meta
 
 
@@ -577,6 +577,9 @@ _YEAR_LIST = re.compile(r"(?<=\()\s*\d{4}(?:\s*[–-]\s*\d{2,4})?(?:\s*[,;]\s*\d
 _ATTRIBUTIVE_YEARS = re.compile(r"(?:(?<=\b[Tt]he )|(?<=\bhis )|(?<=\bher )|(?<=\btheir )|(?<=\bits ))\d{4}(?:,\s*\d{4})*,?\s+(?:and|&)\s+\d{4}"
                                 r"(?=\s+[A-Za-z])")
 
+# "(born December 18, 1878 in Japan – November 28, 1941)": the date after the dash is the death's (the
+# optimizer spells it "died in the 1940s"; the truthfulness checker lets "died" through where it stood)
+LIFE_BRACKET = re.compile(r"\((?:born|b\.)\s[^()]*?\s[–—-]\s*[^()]*?\d{3,4}[^()]*\)")
 LIFE_ABBREVIATED = re.compile(r"(?<![\w.])(?P<w>[bd]|fl)\.\s?(?P<y>1\d{3}|20\d{2})\b(?![\d–-]|,\s*\d)")
 _FROM_TO_YEARS = re.compile(r"\b[Ff]rom (?P<a>1[5-9]\d\d|20\d\d) (?:to|until|till) (?P<b>1[5-9]\d\d|20\d\d)\b(?![-–/]\d)")
 _BETWEEN_YEARS = re.compile(r"\b[Bb]etween (?P<a>1[5-9]\d\d|20\d\d) and (?P<b>1[5-9]\d\d|20\d\d)\b(?![-–/]\d)")
@@ -1621,6 +1624,7 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     candidates += _gendered_spans(text)
     candidates += _work_titles(text)
     candidates += _lexicon_events(text)
+    candidates += _nicknames(text)
     # a direct identifier (contact, id, address, date of birth) wins over any span it overlaps
     direct = [s for s in candidates if s.type in DIRECT_TYPES]
     candidates = [s for s in candidates if s.type in DIRECT_TYPES
@@ -1976,6 +1980,28 @@ def _work_titles(text: str) -> list[Span]:
             rep = f"{det} {phrase}" if det else phrase
         out.append(Span(start, end, text[start:end], "WORK", 0.8, "shape:work_title",
                         {"ladder": [rep]}))
+    return out
+
+
+# a name the subject went by: "He was also known as Count Combat", ", nicknamed \"The Hitman\"" (the NER
+# saw "Conde Koma" beside it and not this one; a nickname points to one person as surely as a name)
+_NICKNAME = re.compile(
+    r"(?:\b(?:[Hh]e|[Ss]he)\s+(?:was|is|became|has\s+been|had\s+been)\s+(?:(?:also|often|widely|popularly|better|"
+    r"commonly|affectionately|sometimes|later)\s+)*(?:known|referred\s+to|nicknamed|dubbed)\s+(?:as\s+)?"
+    r"|[,(]\s*(?:(?:also|often|popularly|better)\s+)?(?:known\s+as|nicknamed|dubbed)\s+)"
+    r"(?P<n>\\?[\"“]?(?:[Tt]he\s+)?[A-Z][\w'’.-]*(?:\s+(?:(?:de|da|del|von|van|of|the)\s+)?[A-Z][\w'’.-]*){0,3}\\?[\"”]?)")
+
+
+def _nicknames(text: str) -> list[Span]:
+    """Names the subject went by, after "he was known as" or ", nicknamed" (a PERSON sure to be
+    one: ``cue:nickname``)."""
+    out = []
+    for m in _NICKNAME.finditer(text):
+        name = m.group("n").rstrip(".")
+        if len(name.strip("\\\"“” ")) < 2:
+            continue
+        start = m.start("n")
+        out.append(Span(start, start + len(name), name, "PERSON", 0.7, "cue:nickname", {"nickname": True}))
     return out
 
 

@@ -274,6 +274,10 @@ def _dependent(tok, sent) -> Constituent | None:
     while right.i > left.i and right.text in (")", "]", ",") and \
             sum(t.text in ("(", "[") for t in doc[left.i:right.i + 1]) < sum(t.text in (")", "]") for t in doc[left.i:right.i + 1]):
         right = doc[right.i - 1]
+    # nor is a dash the parse hung on its last word: it stands between the phrase and what follows
+    # ("(born 1878 in a village, Japan – 1941)" -> "(born 1878 1941)" was what its loss left)
+    while right.i > left.i and right.text in ("–", "—", "-") and right.i + 1 < sent.end:
+        right = doc[right.i - 1]
     start, end = _char(left)[0], _char(right)[1]
     if dep == "amod" and ((right.i + 1 < len(doc) and doc[right.i + 1].text in ("-", "–", "/"))
                           or (left.i > 0 and doc[left.i - 1].text in ("-", "–", "/"))):
@@ -285,11 +289,27 @@ def _dependent(tok, sent) -> Constituent | None:
     n = right.i - left.i + 1
     before = doc[left.i - 1] if left.i - 1 >= sent.start else None
     after = doc[right.i + 1] if right.i + 1 < sent.end else None
+    if dep in ("acl", "advcl", "conj") and tok.pos_ == "VERB" and before is not None and before.text == "," \
+            and before.i - 1 >= sent.start and (bare := doc[before.i - 1]).pos_ == "VERB" and bare.tag_ in ("VBD", "VBN") \
+            and not any(c.dep_ in _COMPLEMENTS | {"dobj", "pobj"} for c in bare.children):
+        return None  # verbs that share the object at the list's end: "co-wrote, produced, and starred
+        # in his film" -> "co-wrote." was what the loss of the rest left
     if dep in ("relcl", "acl", "advcl", "appos") and after is not None and after.pos_ in ("NOUN", "PROPN", "NUM", "ADJ"):
         return None  # the parse cut the clause short ("who won 10 Grand Slam | doubles titles")
+    if dep == "prep" and after is not None and after.text == "," and _item_cut_loose(doc, right.i + 1, left.i, sent):
+        return None  # the parse hung the list's next item on the verb ("a resident at the X Institute,
+        # Y Cancer Center at Z and had a fellowship": "He was a resident, a center" was what it left)
     if dep == "prep" and after is not None and after.text == "," and _list_runs_on(doc, right.i + 1, sent):
         return None  # the parse cut a list after its first item ("served on the boards of A, B and C, D":
         # "She also served, a school and a company, a clinic" was what deleting "on the boards of A" left)
+    if dep == "prep" and after is not None and after.text == "," and (tail := _name_tail(doc, right.i + 1, sent)):
+        # a name set off after the phrase's last noun that the parse did not hang on it ("as a rider
+        # for his uncle, W. C. 'Farmer Bill' Scully."): it goes with the phrase ("He began his
+        # career, Person AAV." was what the phrase's loss left)
+        right = tail
+        end = _char(right)[1]
+        n = right.i - left.i + 1
+        after = doc[right.i + 1] if right.i + 1 < sent.end else None
     if dep in ("prep", "agent") and after is not None and after.head.pos_ in ("NOUN", "PROPN", "NUM") \
             and after.head.i > right.i and (after.pos_ in ("NOUN", "PROPN", "NUM") or after.dep_ == "nsubj"):
         return None  # the parse cut the phrase short ("amongst all active NCAA Division | I players": "second I players")
@@ -403,6 +423,17 @@ def _list_runs_on(doc, comma: int, sent) -> bool:
         t.pos_ in ("PROPN", "NOUN", "DET", "CCONJ", "PUNCT", "ADJ", "NUM") or t.lower_ == "of" for t in rest)
 
 
+def _item_cut_loose(doc, comma: int, left: int, sent) -> bool:
+    """Is what follows the comma at ``comma`` a name or noun the parse joined as a conjunct to a
+    word before ``left`` (the phrase's start), though it is the next item of the phrase's list?"""
+    if comma + 1 >= sent.end or not doc[comma + 1].text[:1].isupper():
+        return False
+    t = doc[comma + 1]
+    while t.dep_ in ("compound", "amod", "nmod", "det", "punct") and comma < t.head.i < sent.end and t.head.i > t.i:
+        t = t.head
+    return t.dep_ == "conj" and t.pos_ == "PROPN" and t.head.i < left
+
+
 def _brackets(sent) -> list[Constituent]:
     """Every bracketed aside of the sentence that holds no part of its main clause's root: removable
     whole, brackets and all, whatever the parse hung inside it."""
@@ -447,6 +478,19 @@ def _first_conjunct(sent) -> Constituent | None:
             sum(t.text == "(" for t in sent.doc[start.i:end.i]) != sum(t.text == ")" for t in sent.doc[start.i:end.i]):
         return None
     return Constituent("conjunct", (Piece(start.idx, end.idx + len(end.text) + 1),), 0, end.i - start.i + 1)
+
+
+def _name_tail(doc, comma: int, sent):
+    """The last token of a proper name that runs from after the comma at ``comma`` to the
+    sentence's end, with no verb or preposition in it (an appositive the parse cut loose), or None."""
+    last = sent.end - 1
+    while last > comma and doc[last].is_punct and doc[last].text not in ('"', "”", "'"):
+        last -= 1
+    tail = doc[comma + 1:last + 1]
+    if not 0 < len(tail) <= 8 or not any(t.pos_ == "PROPN" for t in tail) or not tail[0].text[:1].isupper() \
+            or any(t.pos_ in ("VERB", "AUX", "ADP", "SCONJ", "CCONJ", "PRON") or t.text in (",", ";", "(", ")") for t in tail):
+        return None
+    return doc[last]
 
 
 def constituents(doc, sentences: list[tuple[int, int]]) -> list[Constituent]:
