@@ -153,6 +153,8 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # the parse hung the list's next item on the verb: "He was a resident, a center at a school" was an output
     ("He was a resident at the Mallinckrodt Institute of Radiology, Alvin J. Siteman Cancer Center at Barnes "
      "Hospital and had a fellowship.", "at the Mallinckrodt Institute of Radiology"),
+    # a noun modifier's conjunct ("He was a racing driver manager" was an output)
+    ("Reg Parnell was a racing driver and team manager from Derby, England.", "and team"),
     # verbs that share the object at the list's end ("he released two albums, co-wrote." was an output)
     ("He released two comedy albums, co-wrote, produced, and starred in his feature film, Beer League (2006), and "
      "released his first book.", "produced, and starred in his feature film"),
@@ -301,6 +303,8 @@ def test_every_sentence_is_a_unit():
     ("The photographer and his.", False),
     ("Exhibitions including; SFMOMA.", False),
     ("Person N taught received an award in the 2000s.", False),  # a deletion took the second subject
+    ("Person AVG's child, Person AVJ.", False),  # a pseudonym's letters are no verb ("AVJ" was tagged one)
+    ("Person AVJ was a painter.", True),
     ("Person N taught at an organization received an award in the 2000s.", False),
     ("She taught received a prize.", False),  # (parsed as a clausal complement, not an xcomp)
     ("He said he won the cup.", True),
@@ -444,6 +448,11 @@ def test_a_name_takes_its_particles_and_degrees(engine, text, name, expected):
                                                                                          "Vincent"], ["1940s"]),
     ("She lives in Two Harbors with her sister Ruth Ellingson.", ["Ruth", "Ellingson"], ["her sister"]),
     ("She was born on 3 March 1987 in Leeds.", ["3 March", "Leeds"], ["in the 1980s"]),
+    # a name no rung states and no phrase of which can go takes its sentence in a lone document (no batch
+    # to tell it common, no attacker to take it); never the first sentence, never an everyday word's
+    ("Tom Reed is an American basketball coach. He coached the Mount Washington Wolfpack for six years. He wrote "
+     "for the Gainesville Sun. He loves the British Empire.", ["Wolfpack", "Gainesville"],
+     ["an American basketball coach", "British Empire"]),
 ])
 def test_single_documents_lose_their_direct_identifiers(engine, text, gone, kept):
     out = anonymize(engine, text)
@@ -931,9 +940,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # a work's noun may carry a capitalised modifier ("the Japanese cooking show Iron Chef" stayed)
     ("Yutaka Ishinabe was a chef. He was a chef in the Japanese cooking show Iron Chef. He won and his team won.",
      "Yutaka Ishinabe", "He was a chef. He was a chef in a Japanese cooking show."),
-    # (but never a name the replacement would keep: "the Hitchcock film Vertigo" is no "a Hitchcock film")
+    # (but never a name the replacement would keep: "the Hitchcock film Vertigo" is no "a Hitchcock film"; in a
+    # lone document the title, which no rung names and no batch calls common, takes its sentence)
     ("Tom Hall is an actor. He appeared in the Hitchcock film Vertigo. He won and his team won.", "Tom Hall",
-     "He is an actor. He appeared in the film"),
+     "He is an actor. He won and his team won."),
     # a rare name that was its noun's only determiner leaves an article ("played for team" would not read);
     # the data's escaped quotes stick to the words and go with the name; a name before a noun after "a" is
     # still a name ("a Fortec car")

@@ -319,12 +319,14 @@ class SentenceCheck:
 
 def has_verbal_root(sent) -> bool:
     root = sent.root
-    if root.pos_ in ("VERB", "AUX"):
+    # (a pseudonym's letters are no verb, whatever the tagger says: "Person AVG's child, Person AVJ." read
+    # "AVJ" as the verb of "Person")
+    if root.pos_ in ("VERB", "AUX") and not _label_letter(root):
         return True
     # copular and auxiliary constructions hang the verb under a nominal root in spaCy's scheme
     # (never a verb of a clause that hangs on it: "his brilliance before there was a market" is no sentence)
     return any(t.dep_ in ("cop", "aux", "auxpass") or (t.pos_ in ("VERB", "AUX") and t.head == root
-                                                       and t.dep_ not in _CLAUSE_DEPS)
+                                                       and t.dep_ not in _CLAUSE_DEPS and not _label_letter(t))
                for t in root.children)
 
 

@@ -45,6 +45,7 @@ from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, Su
 from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import (COMPASS, NAME_TITLES, STOP_WORDS, Span, deny_spans, find_spans, fold, known_capitals,
                                      lexicon, number_value, place_info)
+from veil.agents.local.spans import _zipf  # (the span finder's word frequency: one measure of "rare")
 from veil.agents.local.units import DEICTIC_NOUNS, RANKING, Constituent, constituents, is_ordinal
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
@@ -2040,6 +2041,7 @@ class Plan:
 
 # the fewest other records a name must be missing from before it counts as rare in the batch
 MIN_RARITY_POPULATION = 20
+COMMON_ZIPF = 4.5  # a word this frequent in English ("Earth", "Palace") names no one alone
 # a run of capitalised words (an accented capital too: "Émile"), with the small words names hold
 # ("Department of Preventive Medicine", "Bank of the West", "Travel + Leisure", "Torchwood: Miracle
 # Day"); never across "and" (two names) nor a bare "the" ("in Italy the Prime Minister")
@@ -2331,9 +2333,10 @@ class LocalOptimizer(Optimizer):
         if key not in memo:
             memo[key] = {k: re.sub(r"\s+", " ", v.lower()) for k, v in batch.released.items()}
         others = [t for k, t in memo[key].items() if k != task.doc_id]
-        if len(others) < MIN_RARITY_POPULATION:
-            return
         protected = self._protected(task)
+        if len(others) < MIN_RARITY_POPULATION:
+            self._drop_stuck_names(plan, protected)
+            return
         analysis, text = plan.analysis, plan.analysis.text
         for si, (a, b) in enumerate(analysis.sentences):
             k = analysis.sentence_unit(si)
@@ -2369,6 +2372,27 @@ class LocalOptimizer(Optimizer):
                 if (q := re.search(r'(?:\\"|["“‘\'])$', before)) and (e := re.match(r'[.,!?]?(?:\\"|["”’\'])', after)):
                     ra, rb = ra - len(q.group(0)), rb + e.end()
                 self._drop_range(plan, si, ra, rb, "a name no other record mentions, as written", protected)
+
+    def _drop_stuck_names(self, plan: Plan, protected: set[str]) -> None:
+        """A lone document (no batch to tell a rare name from a common one, no attacker to take
+        what is left): a name the policy wanted gone (no truthful rung: "graduated from UMass",
+        "the Gainesville Sun", "in Greifswald") whose phrase cannot go takes its sentence (never
+        the first, nor one that alone says the label), instead of staying as written. A name made
+        of known capitalised or everyday words ("Earth", "the British Empire"), a country or
+        region, and an allow-listed or label word stay."""
+        for i, u in enumerate(plan.units):
+            if u.kind != "span" or u.span is None or not u.drop_unit or u.direct or i in plan.choice \
+                    or plan.covering(i) is not None or u.span.type not in ("ORG", "LOCATION", "NAME", "EVENT", "WORK"):
+                continue
+            words = re.findall(r"[^\W\d_][\w'’.-]*", u.text)
+            if not words or all(_known_capital(w) or _zipf(w) >= COMMON_ZIPF for w in words) or any(
+                    self._is_protected(t, protected) for t in tokenize(u.text)):
+                continue
+            info = place_info(COMPASS.sub("", u.text.strip()) or u.text.strip())
+            if info is not None and info.get("kind") != "city":
+                continue
+            self._drop_range(plan, u.sentence, u.start, u.end,
+                             "a name with no truthful rung, in a lone document (no batch to tell it common)", protected)
 
     def _drop_range(self, plan: Plan, si: int, ra: int, rb: int, why: str, protected: set[str]) -> None:
         """The smallest removable phrase of sentence si that holds text[ra:rb] goes, else the

@@ -317,6 +317,9 @@ def _dependent(tok, sent) -> Constituent | None:
         tok.right_edge.i + 1 >= sent.end or (doc[tok.right_edge.i + 1].is_punct and tok.right_edge.i + 2 >= sent.end))
     # (a prepositional phrase the parse hung on the verb as a conjunct, ending the sentence: ", and as
     # the creator of Veal Orloff" goes whole with its comma and "and")
+    if dep == "conj" and tok.head.dep_ in ("compound", "nmod") and tok.head.head.i > tok.i:
+        return None  # a noun modifier's conjunct is part of the noun phrase, and often a misparse of two
+        # nouns: "a racing driver and team manager" -> "a racing driver manager" was an output
     if dep == "conj" and not trailing_prep and (tok.head.pos_ in ("VERB", "AUX")) != (tok.pos_ in ("VERB", "AUX")):
         return None  # the parse joined a noun to a verb ("trained as a luthier as well as a bow maker")
     if dep == "conj":
