@@ -992,6 +992,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Mary Gow was an English painter. She was the sister of artist Andrew Carrick Gow (1848–1920) and the niece "
      "of John Gow (fl. 1852–85). She won and her team won.", "Mary Gow",
      "She was an English painter. She was the sister of an artist and the niece of Person"),
+    # a life bracket that stood for the appositive's comma leaves the comma ("He (1880s–1960s) son of" was an output)
+    ("Marc André Joseph Laberte (29 May 1880 – 29 March 1963) son of Pierre Alexis Auguste Laberte, was trained as "
+     "a luthier as well as a bow maker. He won and his team won.", "Marc Laberte",
+     "He, son of Person"),
     # a bare date after "died" takes "in" ("died the 1940s" was an output); a settlement keeps its article once
     # its name goes ("in village"); a nickname goes with its sentence ("known as Count Combat" was kept); a kind
     # that repeats its verb gives way ("competed at a competition")

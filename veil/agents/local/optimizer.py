@@ -1893,7 +1893,9 @@ class Plan:
                 return ""
             if u.constituent is not None:
                 for p in u.constituent.pieces:
-                    reps.append((p.end - p.start, Span(p.start - a, p.end - a, "", "UNIT"), p.replacement))
+                    # (a one-piece unit may be chosen with a stand-in of its own: a bracket's comma)
+                    rep = r if r and len(u.constituent.pieces) == 1 else p.replacement
+                    reps.append((p.end - p.start, Span(p.start - a, p.end - a, "", "UNIT"), rep))
             else:
                 text, end = self.analysis.text, u.end
                 if r and not r.endswith("s") and text[end:end + 1] in ("'", "’") and not text[end + 1:end + 2].isalnum():
@@ -2199,7 +2201,12 @@ class LocalOptimizer(Optimizer):
                         and text[w.end - 1:w.end] == ")" and re.search(r"\d", w.text) \
                         and gap.strip() in ("", ",") \
                         and j not in plan.choice:
-                    plan.try_choose(j, "", "life dates after the subject's pronoun: the bracket goes")
+                    if not plan.try_choose(j, "", "life dates after the subject's pronoun: the bracket goes") \
+                            and re.match(r"\s+[a-z]", text[w.end:w.end + 2]):
+                        # the writer's bracket stood for the appositive's comma: "Laberte (1880 – 1963) son
+                        # of X, was trained" -> "He, son of X, was trained" ("He (1880s–1960s) son of" was an output)
+                        plan.try_choose(j, ",", "life dates after the subject's pronoun: the bracket goes, "
+                                                "its comma stays")
                     break
 
     def _base_edit(self, plan: Plan, i: int) -> None:
