@@ -153,6 +153,9 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # the parse hung the list's next item on the verb: "He was a resident, a center at a school" was an output
     ("He was a resident at the Mallinckrodt Institute of Radiology, Alvin J. Siteman Cancer Center at Barnes "
      "Hospital and had a fellowship.", "at the Mallinckrodt Institute of Radiology"),
+    # under a negation a restrictive phrase narrows what is denied ("never qualified for a competition" was false)
+    ("He never qualified for a competition for the actual title.", "for the actual title"),
+    ("He did not play for the national team in 1990.", "for the national team"),
     # a noun modifier's conjunct ("He was a racing driver manager" was an output)
     ("Reg Parnell was a racing driver and team manager from Derby, England.", "and team"),
     # verbs that share the object at the list's end ("he released two albums, co-wrote." was an output)
@@ -996,6 +999,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Marc André Joseph Laberte (29 May 1880 – 29 March 1963) son of Pierre Alexis Auguste Laberte, was trained as "
      "a luthier as well as a bow maker. He won and his team won.", "Marc Laberte",
      "He, son of Person"),
+    # a date under a negation has no true rung: "did not play in the 1990s" denies a decade
+    ("Tom Smith is a tennis player. He did not play in 1990 because of an injury. He won and his team won.",
+     "Tom Smith", "He is a tennis player. He won and his team won."),
     # a bare date after "died" takes "in" ("died the 1940s" was an output); a settlement keeps its article once
     # its name goes ("in village"); a nickname goes with its sentence ("known as Count Combat" was kept); a kind
     # that repeats its verb gives way ("competed at a competition")

@@ -46,7 +46,7 @@ from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import (COMPASS, NAME_TITLES, STOP_WORDS, Span, deny_spans, find_spans, fold, known_capitals,
                                      lexicon, number_value, place_info)
 from veil.agents.local.spans import _zipf  # (the span finder's word frequency: one measure of "rare")
-from veil.agents.local.units import DEICTIC_NOUNS, RANKING, Constituent, constituents, is_ordinal
+from veil.agents.local.units import DEICTIC_NOUNS, RANKING, Constituent, constituents, is_ordinal, negated
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
 
@@ -1407,6 +1407,10 @@ def _with_slot(s: Span, doc) -> Span:
             s = _with_count(s, doc)
     if role is not None:
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role": role})
+    if s.type not in ("PERSON", "GENDERED", "NATIONALITY") and (neg_head := _first_head(s, doc)[0]) is not None \
+            and negated(neg_head):
+        # "never qualified for the Candidates Tournament": a wider rung denies more ("a competition")
+        s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "negated": True})
     if role == "pobj:until" and s.type in ("DATE", "YEAR", "DOB") and (prep := _prep_before(s, doc)) is not None:
         # "until 1985" -> "into the 1980s" (policy): the preposition is part of what changes
         s = Span(prep.idx, s.end, nlp.text_of(doc)[prep.idx:s.end], s.type, s.score, s.evidence, {**s.meta, "until": True})

@@ -244,6 +244,11 @@ class Generalize(Operator):
             return Decision(None, (), "no truthful generalization known")
         rung, above = pick(span, ladder, rule.get("level", "kind"))
         role = span.meta.get("role")
+        if span.meta.get("negated"):
+            # "never qualified for the Candidates Tournament" -> "never qualified for a competition" denies
+            # more than the writer did: no rung is true there, its phrase (or sentence) goes
+            return Decision(None, (), f"{kind} under a negation: a wider one is false", drop_unit=True,
+                            or_sentence=True)
         if span.type in _DATE_TYPES and role in _BOUNDS:
             # "died before April 1811" is not "before the 1810s": a bound keeps its side of the period
             edge = _BOUNDS[role]

@@ -289,6 +289,9 @@ def _dependent(tok, sent) -> Constituent | None:
     n = right.i - left.i + 1
     before = doc[left.i - 1] if left.i - 1 >= sent.start else None
     after = doc[right.i + 1] if right.i + 1 < sent.end else None
+    if dep in ("prep", "amod", "relcl", "acl", "compound", "nummod", "npadvmod") and tok.head.i != tok.i and negated(tok.head):
+        return None  # under a negation a restrictive phrase narrows what is denied: "never qualified for a
+        # competition" (of "... for the actual title") is false
     if dep in ("acl", "advcl", "conj") and tok.pos_ == "VERB" and before is not None and before.text == "," \
             and before.i - 1 >= sent.start and (bare := doc[before.i - 1]).pos_ == "VERB" and bare.tag_ in ("VBD", "VBN") \
             and not any(c.dep_ in _COMPLEMENTS | {"dobj", "pobj"} for c in bare.children):
@@ -481,6 +484,26 @@ def _first_conjunct(sent) -> Constituent | None:
             sum(t.text == "(" for t in sent.doc[start.i:end.i]) != sum(t.text == ")" for t in sent.doc[start.i:end.i]):
         return None
     return Constituent("conjunct", (Piece(start.idx, end.idx + len(end.text) + 1),), 0, end.i - start.i + 1)
+
+
+_NEGATORS = frozenset("not n't never no neither nor without".split())
+
+
+def negated(tok) -> bool:
+    """Does ``tok`` stand in a negated clause ("never qualified for the Candidates Tournament", "did
+    not play in 1990")? There a wider phrase, or one without its modifier, says more than the
+    writer did, and is false: "never qualified for a competition"."""
+    t = tok
+    for _ in range(12):
+        if any(c.dep_ == "neg" or (c.lower_ in _NEGATORS and c.dep_ in ("advmod", "neg", "det", "preconj"))
+               for c in t.children):
+            return True
+        if t.pos_ in ("VERB", "AUX") and t.dep_ not in ("xcomp", "conj", "aux", "auxpass"):
+            return False
+        if t.head.i == t.i:
+            return False
+        t = t.head
+    return False
 
 
 def _name_tail(doc, comma: int, sent):
