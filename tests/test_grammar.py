@@ -156,6 +156,9 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # under a negation a restrictive phrase narrows what is denied ("never qualified for a competition" was false)
     ("He never qualified for a competition for the actual title.", "for the actual title"),
     ("He did not play for the national team in 1990.", "for the national team"),
+    # what a rank is in ("He was second amongst all Division I players" was an output)
+    ("He was second amongst all active NCAA Division I players with 48 career double-doubles.",
+     "with 48 career double-doubles"),
     # a noun modifier's conjunct ("He was a racing driver manager" was an output)
     ("Reg Parnell was a racing driver and team manager from Derby, England.", "and team"),
     # verbs that share the object at the list's end ("he released two albums, co-wrote." was an output)
@@ -999,6 +1002,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Marc André Joseph Laberte (29 May 1880 – 29 March 1963) son of Pierre Alexis Auguste Laberte, was trained as "
      "a luthier as well as a bow maker. He won and his team won.", "Marc Laberte",
      "He, son of Person"),
+    # what a place was narrowed to has no wider rung ("his district was cut down to Texas" was an output)
+    ("Richard White was a congressman. After the map was thrown out, his district was cut down to El Paso and a "
+     "few suburbs. He won and his team won.", "Richard White",
+     "He was a congressman. After the map was thrown out, his district was cut down to a city and a few suburbs."),
     # a date under a negation has no true rung: "did not play in the 1990s" denies a decade
     ("Tom Smith is a tennis player. He did not play in 1990 because of an injury. He won and his team won.",
      "Tom Smith", "He is a tennis player. He won and his team won."),

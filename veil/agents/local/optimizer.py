@@ -992,6 +992,8 @@ def subject_info(text: str, name: str | None, spans: list[Span], label: str | No
 LOCATIVE = frozenset("in from near across throughout around to into within outside inside".split())
 # verbs whose "to"/"from" place is one end of a move ("returned to Reutlingen")
 MOVE_VERBS = frozenset("return move relocate emigrate immigrate come go flee".split())
+# verbs whose "to" says what something was narrowed to ("cut down to El Paso", "limited to Ohio")
+_NARROWING_VERBS = frozenset("cut reduce limit restrict confine narrow shrink trim pare".split())
 _ARGUMENT_DEPS = ("nsubj", "nsubjpass", "dobj", "dative", "iobj", "oprd")
 
 
@@ -1239,6 +1241,10 @@ def role_of(s: Span, doc) -> str | None:
             gov = gov.head  # "moved back to New Mexico": the parse hangs "to" on "back"
         if s.type == "LOCATION" and prep in ("to", "from", "into") and gov.lemma_.lower() in MOVE_VERBS:
             return "moved"  # "returned to Reutlingen": a move's end (see the policy's Generalize)
+        if prep == "to" and gov.lemma_.lower() in _NARROWING_VERBS:
+            # "his district was cut down to El Paso": a wider place says the opposite ("cut down to
+            # Texas" was an output); only the kind is true ("cut down to a city")
+            return "pobj:to"
         if prep == "to" and head.head.head.lemma_.lower() in _OFFICES:
             # "Ambassador to India": the country is the office's scope, and "Ambassador to Asia"
             # was false (no continent has one); only the kind is true: "Ambassador to a country"

@@ -289,6 +289,11 @@ def _dependent(tok, sent) -> Constituent | None:
     n = right.i - left.i + 1
     before = doc[left.i - 1] if left.i - 1 >= sent.start else None
     after = doc[right.i + 1] if right.i + 1 < sent.end else None
+    if dep == "prep" and tok.lower_ in ("with", "in", "by", "for") and any(
+            (is_ordinal(t) or t.lower_ in RANKING) and t.dep_ in ("acomp", "attr", "oprd", "advmod", "npadvmod")
+            and t.head.dep_ == "ROOT" and t.i < tok.i for t in sent):
+        return None  # what a rank is in: "second amongst all players with 48 double-doubles" -> "second
+        # amongst all players" was false (second in what?)
     if dep in ("prep", "amod", "relcl", "acl", "compound", "nummod", "npadvmod") and tok.head.i != tok.i and negated(tok.head):
         return None  # under a negation a restrictive phrase narrows what is denied: "never qualified for a
         # competition" (of "... for the actual title") is false
