@@ -1009,6 +1009,13 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # a date under a negation has no true rung: "did not play in the 1990s" denies a decade
     ("Tom Smith is a tennis player. He did not play in 1990 because of an injury. He won and his team won.",
      "Tom Smith", "He is a tennis player. He won and his team won."),
+    # the bracket goes after the subject's pronoun, glued to the verb or after a nickname and its gloss
+    # ("She (born in the 1960s in California) is", "He (born in the 1960s) is" were outputs)
+    ("Shawna Trpcic (born October 18, 1966 in Artesia, California)is a Hollywood costume designer. She won and her "
+     "team won.", "Shawna Trpcic", "She is a costume designer."),
+    (r'Luis Alberto \"Lucho\" Herrera Herrera, known as \"El jardinerito\" (\"the little gardener\") (born May 4, '
+     r'1961 in Fusagasugá, Colombia), is a retired Colombian road racing cyclist. He won and his team won.',
+     "Luis Herrera", "He is a retired Colombian road racing cyclist."),
     # a bare date after "died" takes "in" ("died the 1940s" was an output); a settlement keeps its article once
     # its name goes ("in village"); a nickname goes with its sentence ("known as Count Combat" was kept); a kind
     # that repeats its verb gives way ("competed at a competition")

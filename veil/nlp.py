@@ -43,6 +43,12 @@ def nlp():
         if "veil_boundaries" not in Language.factories:
             Language.component("veil_boundaries", func=_boundaries)
         model.add_pipe("veil_boundaries", before="parser")
+        # a closing bracket glued to the next word is two tokens, as a comma is in spaCy's own rules
+        # ("California)is" was one token: no edit could take the bracket without the verb)
+        from spacy.util import compile_infix_regex
+
+        model.tokenizer.infix_finditer = compile_infix_regex(
+            list(model.Defaults.infixes) + [r"(?<=[^\W\d_])\)(?=[^\W\d_])"]).finditer
         return model
 
 

@@ -1683,6 +1683,8 @@ _ALIAS = re.compile(r",[ \t]+(?:full name|real name|birth name|née|nee|also kno
                     # (or a list of them: ', nicknamed "Hammerin' Hank", "Hankus Pankus" or "The Hebrew Hammer",')
                     r"|,[ \t]+(?:nicknamed|dubbed|also known as|known as|a\.k\.a\.)[ \t]+"
                     rf"{QUOTED_NICKNAME}(?:(?:,?[ \t]+(?:or|and)|,)[ \t]+{QUOTED_NICKNAME})*"
+                    # with its quoted gloss: ', known as "El jardinerito" ("the little gardener")'
+                    r"(?:[ \t]+\((?:\\?[\"“])[^()]{1,60}\))?"
                     r"(?=[ \t]*[(,]|[ \t]+(?:was|is)\b)")
 
 
@@ -2211,12 +2213,16 @@ class LocalOptimizer(Optimizer):
                         and text[w.end - 1:w.end] == ")" and re.search(r"\d", w.text) \
                         and gap.strip() in ("", ",") \
                         and j not in plan.choice:
-                    if not plan.try_choose(j, "", "life dates after the subject's pronoun: the bracket goes") \
-                            and re.match(r"\s+[a-z]", text[w.end:w.end + 2]):
+                    if plan.try_choose(j, "", "life dates after the subject's pronoun: the bracket goes"):
+                        continue
+                    if re.match(r"\s+[a-z]", text[w.end:w.end + 2]):
                         # the writer's bracket stood for the appositive's comma: "Laberte (1880 – 1963) son
                         # of X, was trained" -> "He, son of X, was trained" ("He (1880s–1960s) son of" was an output)
                         plan.try_choose(j, ",", "life dates after the subject's pronoun: the bracket goes, "
                                                 "its comma stays")
+                    elif re.match(r"[^\W\d_]", text[w.end:w.end + 1]):
+                        # no space after the writer's bracket: "Trpcic (born 1966 in Artesia, California)is"
+                        plan.try_choose(j, " ", "life dates after the subject's pronoun: the bracket goes")
                     break
 
     def _base_edit(self, plan: Plan, i: int) -> None:
@@ -2703,6 +2709,7 @@ class LocalOptimizer(Optimizer):
         plans = batch.memo["plans"]
         if key not in plans:
             plan = self.privacy_plan(task, batch, clues)
+            self._drop_life_dates(plan)  # (again: the attacker's deletions may have bared a bracket)
             self._drop_rare_names(plan, task, batch)
             self._drop_stubs(plan, task)
             self._drop_orphans(plan, task)

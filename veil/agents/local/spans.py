@@ -1983,12 +1983,12 @@ def _work_titles(text: str) -> list[Span]:
     return out
 
 
-# a name the subject went by: "He was also known as Count Combat", ", nicknamed \"The Hitman\"" (the NER
-# saw "Conde Koma" beside it and not this one; a nickname points to one person as surely as a name)
+# a name the subject went by, said in a sentence of its own: "He was also known as Count Combat" (the NER
+# saw "Conde Koma" beside it and not this one; a nickname points to one person as surely as a name; the
+# comma's form, ", nicknamed X,", is the optimizer's alias)
 _NICKNAME = re.compile(
-    r"(?:\b(?:[Hh]e|[Ss]he)\s+(?:was|is|became|has\s+been|had\s+been)\s+(?:(?:also|often|widely|popularly|better|"
+    r"\b(?:[Hh]e|[Ss]he)\s+(?:was|is|became|has\s+been|had\s+been)\s+(?:(?:also|often|widely|popularly|better|"
     r"commonly|affectionately|sometimes|later)\s+)*(?:known|referred\s+to|nicknamed|dubbed)\s+(?:as\s+)?"
-    r"|[,(]\s*(?:(?:also|often|popularly|better)\s+)?(?:known\s+as|nicknamed|dubbed)\s+)"
     r"(?P<n>\\?[\"“]?(?:[Tt]he\s+)?[A-Z][\w'’.-]*(?:\s+(?:(?:de|da|del|von|van|of|the)\s+)?[A-Z][\w'’.-]*){0,3}\\?[\"”]?)")
 
 
