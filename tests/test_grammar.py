@@ -1016,6 +1016,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     (r'Luis Alberto \"Lucho\" Herrera Herrera, known as \"El jardinerito\" (\"the little gardener\") (born May 4, '
      r'1961 in Fusagasugá, Colombia), is a retired Colombian road racing cyclist. He won and his team won.',
      "Luis Herrera", "He is a retired Colombian road racing cyclist."),
+    # a pronoun takes no noun phrase of its own before the name ("He gained was later used" was an output)
+    ("Kelly Johnson was an engineer. He was born in Utah. The information and experience Johnson gained was later "
+     "used to build a plane. He won and his team won.", "Kelly Johnson",
+     "He was an engineer. He was born in Utah. The information and experience he gained was later used"),
     # a bare date after "died" takes "in" ("died the 1940s" was an output); a settlement keeps its article once
     # its name goes ("in village"); a nickname goes with its sentence ("known as Count Combat" was kept); a kind
     # that repeats its verb gives way ("competed at a competition")

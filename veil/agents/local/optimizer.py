@@ -1528,9 +1528,11 @@ def _with_slot(s: Span, doc) -> Span:
     if meta["slot"] in ("subject", "object") and lead.i < _token_range(s, doc)[0] and lead.lower_ in ("the", "a", "an") \
             and lead.sent == head.sent and not any(
                 is_ordinal(t) or t.lower_ in ("first", "last", "only") or (t.is_alpha and len(t) > 1 and t.text[:1].isupper())
+                or t.pos_ in ("CCONJ", "VERB") or (t.pos_ == "NOUN" and t.is_alpha and len(t) > 2)
                 for t in between):
         # (not over a noun phrase of its own: "the first Champion Max Hirsch trained" is the horse
-        # he trained, and "he" for all of it read "Sarazen was he trained")
+        # he trained, and "he" for all of it read "Sarazen was he trained"; nor over nouns: "The
+        # information and experience Johnson gained was" read "He gained was")
         # "The 6'4\" (1.93 m) Guerin played": a pronoun takes the whole noun phrase ("The 6'4\" he
         # played" was an output); kept in the meta, used only when a pronoun replaces the name
         meta["lead"] = lead.idx
