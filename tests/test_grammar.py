@@ -156,6 +156,8 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # under a negation a restrictive phrase narrows what is denied ("never qualified for a competition" was false)
     ("He never qualified for a competition for the actual title.", "for the actual title"),
     ("He did not play for the national team in 1990.", "for the national team"),
+    # a noun that says nothing without its kind ("He engaged in pursuits." was an output)
+    ("He engaged in agricultural pursuits.", "agricultural"),
     # what a rank is in ("He was second amongst all Division I players" was an output)
     ("He was second amongst all active NCAA Division I players with 48 career double-doubles.",
      "with 48 career double-doubles"),

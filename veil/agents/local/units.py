@@ -60,6 +60,9 @@ alleged would unsuccessful failed minor junior senior retired emeritus female ma
 fourth fifth sixth seventh eighth ninth tenth last only later earlier early final previous next subsequent
 posthumous different other same own separate""".split())  # ("his later years" -> "his years" was an output;
 # "edges of different colors" -> "edges of colors")
+# nouns that say nothing without the modifier that says which kind ("agricultural pursuits")
+EMPTY_WITHOUT_MODIFIER = frozenset("""pursuits pursuit activities activity affairs matters interests things issues
+circles concerns endeavors endeavours ventures undertakings fields circumstances reasons means""".split())
 QUANTIFIERS = frozenset("several many few numerous various countless multiple much little more most fewer".split())
 # verbs whose "to"/"into" phrase is their complement, not an adjunct
 DIRECTED_VERBS = frozenset("""go come move return travel emigrate immigrate relocate name appoint elect promote
@@ -244,6 +247,8 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # "the youngest driver to compete" -> "the driver to compete": a superlative picks one out
     if dep == "amod" and tok.lower_ in QUANTIFIERS:
         return None  # "one of several players" -> "one of players": a quantifier is the noun's determiner
+    if dep == "amod" and tok.head.lower_ in EMPTY_WITHOUT_MODIFIER:
+        return None  # "He engaged in agricultural pursuits" -> "He engaged in pursuits." says nothing
     if dep == "amod" and tok.lower_.split("-")[0] in KEEP_MODIFIERS:
         return None  # "the former head coach" -> "the head coach" is false
     if dep == "amod" and any(c.i < tok.i and (c.lower_ in RANKING or is_ordinal(c))
