@@ -156,6 +156,9 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # under a negation a restrictive phrase narrows what is denied ("never qualified for a competition" was false)
     ("He never qualified for a competition for the actual title.", "for the actual title"),
     ("He did not play for the national team in 1990.", "for the national team"),
+    # a fronted clause the parse cut short ("Rankings for female cyclists and grabbed ..." was what it left)
+    ("Although she was ranked no. 9 in the UCI rankings for female BMX cyclists and grabbed a tenth seed, Bailey "
+     "could not match a stellar ride.", "Although she was ranked no. 9 in the UCI"),
     # a noun that says nothing without its kind ("He engaged in pursuits." was an output)
     ("He engaged in agricultural pursuits.", "agricultural"),
     # what a rank is in ("He was second amongst all Division I players" was an output)

@@ -2217,7 +2217,7 @@ class LocalOptimizer(Optimizer):
                         and j not in plan.choice:
                     if plan.try_choose(j, "", "life dates after the subject's pronoun: the bracket goes"):
                         continue
-                    if re.match(r"\s+[a-z]", text[w.end:w.end + 2]):
+                    if (nxt := re.match(r"\s+([a-z][\w-]*)", text[w.end:w.end + 40])) and nxt.group(1) not in STOP_WORDS:
                         # the writer's bracket stood for the appositive's comma: "Laberte (1880 – 1963) son
                         # of X, was trained" -> "He, son of X, was trained" ("He (1880s–1960s) son of" was an output)
                         plan.try_choose(j, ",", "life dates after the subject's pronoun: the bracket goes, "

@@ -307,6 +307,10 @@ def _dependent(tok, sent) -> Constituent | None:
             and not any(c.dep_ in _COMPLEMENTS | {"dobj", "pobj"} for c in bare.children):
         return None  # verbs that share the object at the list's end: "co-wrote, produced, and starred
         # in his film" -> "co-wrote." was what the loss of the rest left
+    if dep == "advcl" and left.i == sent.start and after is not None and after.text != "," \
+            and after.dep_ not in ("nsubj", "nsubjpass", "expl"):
+        return None  # a fronted clause ends at its comma or at the main clause's subject; else the parse cut
+        # it short ("Although she was ranked no. 9 in the UCI | rankings for ..." left "Rankings for ...")
     if dep in ("relcl", "acl", "advcl", "appos") and after is not None and after.pos_ in ("NOUN", "PROPN", "NUM", "ADJ"):
         return None  # the parse cut the clause short ("who won 10 Grand Slam | doubles titles")
     if dep == "prep" and after is not None and after.text == "," and _item_cut_loose(doc, right.i + 1, left.i, sent):
