@@ -1021,6 +1021,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     (r'Luis Alberto \"Lucho\" Herrera Herrera, known as \"El jardinerito\" (\"the little gardener\") (born May 4, '
      r'1961 in Fusagasugá, Colombia), is a retired Colombian road racing cyclist. He won and his team won.',
      "Luis Herrera", "He is a retired Colombian road racing cyclist."),
+    # the birthplace the writer put after the bracket goes with it ("He (born in the 1920s) in Illinois is")
+    ("Benjamin Horace (Ben) Weese (born 1929) in Evanston is an American architect. He won and his team won.",
+     "Ben Weese", "He is an American architect."),
     # a pronoun takes no noun phrase of its own before the name ("He gained was later used" was an output)
     ("Kelly Johnson was an engineer. He was born in Utah. The information and experience Johnson gained was later "
      "used to build a plane. He won and his team won.", "Kelly Johnson",

@@ -2222,6 +2222,18 @@ class LocalOptimizer(Optimizer):
                         # of X, was trained" -> "He, son of X, was trained" ("He (1880s–1960s) son of" was an output)
                         plan.try_choose(j, ",", "life dates after the subject's pronoun: the bracket goes, "
                                                 "its comma stays")
+                    elif (pp := next((k for k in plan.analysis.by_sentence(u.sentence) if k not in plan.choice
+                                      and plan.units[k].kind == "prepositional phrase"
+                                      and plan.units[k].start == w.end + len(text[w.end:]) - len(text[w.end:].lstrip())),
+                                     None)) is not None:
+                        # the writer put the birthplace after the bracket: "Weese (born 1929) in Evanston,
+                        # Illinois is" -> "He is" ("He (born in the 1920s) in Illinois is" was an output)
+                        trial = {**plan.choice, j: "", pp: ""}
+                        if plan.parses(u.sentence, trial):
+                            plan.choice = trial
+                            for k in (j, pp):
+                                plan.order.append(k)
+                                plan.reasons[k] = "life dates after the subject's pronoun, and the birthplace after them: both go"
                     elif re.match(r"[^\W\d_]", text[w.end:w.end + 1]):
                         # no space after the writer's bracket: "Trpcic (born 1966 in Artesia, California)is"
                         plan.try_choose(j, " ", "life dates after the subject's pronoun: the bracket goes")
