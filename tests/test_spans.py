@@ -320,7 +320,8 @@ def test_years_said_together_are_one_span():
     """"the 1976 and 1980 Summer Olympics" (one year went, one stayed: "the 1976 and Summer
     Olympics" was an output); "between 1990 and 1996" with its "between"."""
     t = by_text(find_spans("He competed at the 1976 and 1980 Summer Olympics. He coached between 1990 and 1996."))
-    assert t["1976 and 1980"].type == "YEAR" and t["1976 and 1980"].meta["year_end"] == 1980
+    # (the years are the editions of the event: one span with it, whichever finder found the event)
+    assert t["1976 and 1980 Summer Olympics"].type == "EVENT"
     assert t["between 1990 and 1996"].meta == {"year": 1990, "year_end": 1996, "between": True}
     t = by_text(find_spans("From 1940 to 1942 he studied. His wife (d. 1784, Paris) was a poet."))
     assert t["From 1940 to 1942"].meta == {"year": 1940, "year_end": 1942, "from": True}
@@ -400,3 +401,18 @@ def test_a_score_that_is_no_result_is_left_to_the_count_rules():
                                       "by knockout in the second round. United went 1–0 up. The match finished 2–2. "
                                       "He lost by KO in 90 seconds. It was a 6–4, 6–3 win.")
                 if s.evidence in ("regex:win_loss", "regex:game_score")]
+
+
+def test_an_event_with_its_year_is_one_span_whichever_finder_found_it():
+    """"the 2004 Summer Olympics" (found by the events lexicon, not the NER) had its year as a span of
+    its own: "the Summer Olympics" kept the edition's article, and the loop's next rung read "the
+    international competition"."""
+    text = ("She is a table tennis player. She finished in fourth place at both the 2004 Summer Olympics in Athens "
+            "and the 2008 Summer Olympics in Beijing.")
+    events = [s.text for s in find_spans(text) if s.type == "EVENT"]
+    assert events == ["2004 Summer Olympics", "2008 Summer Olympics"], find_spans(text)
+    # a nickname said in a sentence of its own is a name; "known as one of the best" is none
+    said = [s.text for s in find_spans("He was a judoka. He was also known as Count Combat or Conde Koma in Spain.")
+            if s.type == "PERSON"]
+    assert "Count Combat" in said, said
+    assert not any(s.evidence == "cue:nickname" for s in find_spans("He was known as one of the best players."))

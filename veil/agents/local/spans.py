@@ -1470,15 +1470,23 @@ def _with_articles(text: str, spans: list[Span]) -> list[Span]:
             if m:  # "Master of Fine Arts degree" -> the rung "a master's degree" replaces both
                 s = Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, s.meta)
         elif s.type == "EVENT":
-            m = _YEAR_BEFORE.search(text, max(0, s.start - 6), s.start)
-            if m:
-                meta = dict(s.meta, year=int(text[m.start():m.start() + 4]))
-                a = m.start()
-                while (m2 := _YEAR_LISTED.search(text, max(0, a - 12), a)):
-                    a = m2.start()  # "the 2004 and 2008 Summer Olympics": every year of the list ("the 2004 and Summer Olympics")
-                s = Span(a, s.end, text[a:s.end], s.type, s.score, "regex:year+" + s.evidence, meta)
+            s = _with_year(text, s)
         out.append(s)
     return out
+
+
+def _with_year(text: str, s: Span) -> Span:
+    """An event with the year (or years) written before it: "the 2004 Summer Olympics" is one
+    edition of it, and one span ("the 2004 Summer Olympics" -> "the Summer Olympics" kept the
+    edition's article, "an international competition" needs it gone)."""
+    m = _YEAR_BEFORE.search(text, max(0, s.start - 6), s.start)
+    if not m:
+        return s
+    meta = dict(s.meta, year=int(text[m.start():m.start() + 4]))
+    a = m.start()
+    while (m2 := _YEAR_LISTED.search(text, max(0, a - 12), a)):
+        a = m2.start()  # "the 2004 and 2008 Summer Olympics": every year of the list ("the 2004 and Summer Olympics")
+    return Span(a, s.end, text[a:s.end], s.type, s.score, "regex:year+" + s.evidence, meta)
 
 
 RE_CITY_REGION = re.compile(r",\s*(?P<r>(?:[A-Z][^\W\d_]+(?:-[A-Z][^\W\d_]+)?\.?\s?){1,3}|[A-Z]{2}\b|(?:[A-Z]\.){2,3}|D\.C\.)")
@@ -1712,7 +1720,7 @@ def _lexicon_events(text: str) -> list[Span]:
         b -= text[a:b].endswith(".")
         ladder = _lookup_phrase("events", folded[a:b])
         if ladder:
-            out.append(Span(a, b, text[a:b], "EVENT", 0.7, "lexicon:event+phrase", {"ladder": ladder}))
+            out.append(_with_year(text, Span(a, b, text[a:b], "EVENT", 0.7, "lexicon:event+phrase", {"ladder": ladder})))
     # and an honour of the lexicon written as a title: "the title of Hero of the Soviet Union" ("Hero
     # of a country" was an output: the NER found only the country)
     for m in _event_pattern("awards").finditer(folded):
