@@ -1045,6 +1045,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "0–2 record. He has a fighting record of 2-1-1. He scored in a 3-2 away defeat. He won and his team won.",
      "Al Kent", "He was a pitcher. In the 1950s he had a losing record with an ERA of over 5, striking out over 100 "
      "in over 100 innings. He posted a losing record. He has a fighting record. He scored in an away defeat."),
+    # a party before the list's last noun modifies it ("He is an attorney and diplomat politician." was an output)
+    ('Thomas Stuart Price "Tom" Perriello (born October 9, 1974) is an American attorney, diplomat and Democratic '
+     "Party politician. He ran for office and his party lost.", "Tom Perriello",
+     "He is an American attorney, diplomat and politician."),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)
@@ -1060,6 +1064,23 @@ def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected)
 ])
 def test_a_count_of_all_of_his_goes_with_its_sentence(engine, text, name, expected):
     assert anonymize(engine, text, name=name) == expected
+
+
+def test_what_the_ner_mistyped_gets_no_false_kind(engine):
+    """A list of names a colon opens goes whole ("They had five children: Person H, Person I." was
+    an output); a town the NER called a body is no organization after "born in"; what the NER
+    alone called a product is no product ("assistant engineer to a product")."""
+    from veil.agents.base import Task
+
+    text = ("Urbain Dubois was a French chef. He married in 1868. They had five children: Joseph-Émile, Albert-Félix, "
+            "Ernest-Eugène, Julie-Marguerite and Jeannette-Hélène. Dubois, the son of a master weaver, was born in "
+            "Trets in the  Bouches-du-Rhône Department of France. He was appointed chef to the Admiralty on 22 June "
+            "1933. He cooked and his books sold.")
+    task = Task(original=text, doc_id="d", name="Urbain Dubois")
+    batch = asyncio.run(engine.prepare([Document(id="d", text=text, name="Urbain Dubois")]))
+    out = engine.optimizer.base_plan(task, batch).render()
+    assert "They had five children." in out and "Person" not in out, out
+    assert "organization" not in out and "product" not in out and "Trets" not in out, out
 
 
 def test_the_single_document_suite(engine):

@@ -416,3 +416,32 @@ def test_an_event_with_its_year_is_one_span_whichever_finder_found_it():
             if s.type == "PERSON"]
     assert "Count Combat" in said, said
     assert not any(s.evidence == "cue:nickname" for s in find_spans("He was known as one of the best players."))
+
+
+@pytest.mark.parametrize("text, whole, kind", [
+    # a ruler's number is part of the name ("Person D I of Russia" was an output)
+    ("He became chef to Prince Alexey Orlov, an ambassador for Nicholas I of Russia.", "Nicholas I", "PERSON"),
+    # the NER cut one name at its "and" ("within the Engineer and an organization" was an output)
+    ("He also acted as an occasional advisor within the Engineer and Railway Staff Corps, he was promoted to Major.",
+     "Engineer and Railway Staff Corps", "ORG"),
+    # and at a hyphen's particle ("in the -department" was what the halves' edits left)
+    ("Dubois was born in Trets in the  Bouches-du-Rhône Department of France.", "Bouches-du-Rhône Department", None),
+])
+def test_a_name_the_ner_cut_in_two_is_one_span(text, whole, kind):
+    spans = find_spans(text)
+    hit = [s for s in spans if s.text.startswith(whole)]
+    assert hit and (kind is None or hit[0].type == kind), spans
+    assert not any(s.start < hit[0].end and hit[0].start < s.end for s in spans if s is not hit[0]), spans
+
+
+def test_a_year_with_a_qualifier_after_in_is_a_year_and_the_ner_alone_names_no_product():
+    spans = find_spans("In 1840 he moved to Paris but then in around 1845 he left the capital to travel.")
+    assert not any(s.type == "NUMBER" for s in spans), spans
+    assert any(s.type == "YEAR" and s.text == "1845" for s in spans), spans
+    # "over 1500 people" is a count
+    assert any(s.type == "NUMBER" for s in find_spans("He led over 1500 people across the border."))
+    admiralty = [s for s in find_spans(
+        "John Jellett (1905–1971) was a British civil engineer. Jellett was appointed assistant civil engineer to "
+        "the Admiralty on 22 June 1933.") if s.text == "Admiralty"]
+    # ("appointed assistant engineer to a product" was an output): no rung the NER's word alone makes true
+    assert admiralty and all(s.type != "PRODUCT" or s.meta.get("ladder") == [] for s in admiralty), admiralty

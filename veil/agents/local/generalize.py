@@ -550,6 +550,8 @@ def candidates(span: Span, *, ctx: GeneralizeContext | None = None) -> list[str]
         ladder = _location_ladder(span)
     elif t == "NATIONALITY":
         ladder = _nationality_ladder(span)
+    elif t == "PRODUCT" and span.meta.get("ladder") == []:
+        ladder = []  # (what the NER alone called a product: see spans._LABEL_FALLBACK)
     elif t in ("ORG", "AWARD", "EVENT", "TITLE", "WORK", "PRODUCT"):
         ladder = list(span.meta.get("ladder") or [GENERAL[t]])
         if ladder and ladder[-1] != GENERAL[t] and t == "ORG" and "head" not in span.meta:

@@ -2141,9 +2141,10 @@ class LocalOptimizer(Optimizer):
         A sentence's edits are tried together first (one parse check); only a sentence that
         then fails is planned edit by edit."""
         plan = Plan(analysis=self.analysis(task, batch))
+        self._drop_name_lists(plan)
         by_sentence: dict[int, list[int]] = {}
         for i, u in enumerate(plan.units):
-            if u.kind == "span" and (u.policy is not None or u.drop_unit):
+            if u.kind == "span" and (u.policy is not None or u.drop_unit) and plan.covering(i) is None:
                 by_sentence.setdefault(u.sentence, []).append(i)
         trials = {}
         for si, idxs in by_sentence.items():
@@ -2183,6 +2184,20 @@ class LocalOptimizer(Optimizer):
                 plan.reasons[j] = "a disambiguation note goes whole"
         plan.floor = dict(plan.choice)
         return plan
+
+    @staticmethod
+    def _drop_name_lists(plan: Plan) -> None:
+        """A list of other persons' names that a colon opens goes whole with its colon: "They had
+        five children: A, B, C, D and E." -> "They had five children." (a pseudonym for some and
+        the removal of the others had left "They had five children: Person H, Person I.")."""
+        units = plan.units
+        for j, u in enumerate(units):
+            if u.kind == "sentence" or not u.text.startswith(":"):
+                continue
+            names = [i for i in plan.analysis.by_sentence(u.sentence) if units[i].kind == "span" and units[i].span is not None
+                     and units[i].span.type == "PERSON" and u.start <= units[i].start and units[i].end <= u.end]
+            if len(names) >= 2 and not any(units[i].span.meta.get("slot") == "subject" for i in names):
+                plan.try_choose(j, "", "a list of other persons' names a colon opens goes whole")
 
     @staticmethod
     def _drop_life_dates(plan: Plan) -> None:
@@ -2419,7 +2434,7 @@ class LocalOptimizer(Optimizer):
         region, and an allow-listed or label word stay."""
         for i, u in enumerate(plan.units):
             if u.kind != "span" or u.span is None or not u.drop_unit or u.direct or i in plan.choice \
-                    or plan.covering(i) is not None or u.span.type not in ("ORG", "LOCATION", "NAME", "EVENT", "WORK"):
+                    or plan.covering(i) is not None or u.span.type not in ("ORG", "LOCATION", "NAME", "EVENT", "WORK", "PRODUCT"):
                 continue
             words = re.findall(r"[^\W\d_][\w'’.-]*", u.text)
             if not words or all(_known_capital(w) or _zipf(w) >= COMMON_ZIPF for w in words) or any(

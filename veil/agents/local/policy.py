@@ -120,6 +120,11 @@ class Keep(Operator):
 # ranks of nobility a surname may carry ("Baron von der Osten-Sacken")
 _NOBLE_TITLES = frozenset("baron baroness count countess graf freiherr marquis marquess duke duchess earl viscount "
                           "lord lady prince princess sir dame".split())
+# where one is born, grows up or dies is a place, whatever the NER called it
+_BIRTHPLACE_GOVERNORS = frozenset((verb, prep) for verb in ("bear", "born", "raise", "grow", "die")
+                                  for prep in ("in", "at", "near"))
+
+
 # the holder of a title a ladder names, for a title said of a person ("he is a Grandmaster")
 _TITLE_HOLDERS = {"a chess title": "a titled chess player"}
 
@@ -301,6 +306,11 @@ class Generalize(Operator):
             # "promoted to Companion" (of an order): a rank, whatever the NER said; "promoted to an
             # organization" was an output
             return Decision(None, (), f"{kind} after '{_governor(span)}' is a rank: its phrase goes", drop_unit=True)
+        if span.type == "ORG" and list(ladder) == ["an organization"] \
+                and tuple(span.meta.get("governor") or ()) in _BIRTHPLACE_GOVERNORS:
+            # "born in Trets": a town the NER took for a body ("born in an organization" was an output)
+            return Decision(None, (), f"{kind} after '{_governor(span)}' is a place: no kind phrase is sure",
+                            drop_unit=True)
         slot = slot_kind(span)
         if slot and (span.type == "ORG" and list(ladder) == ["an organization"]
                      or span.type == "LOCATION" and slot == "a team" and span.meta.get("kind") == "city"

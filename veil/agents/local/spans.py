@@ -775,6 +775,9 @@ def _regex_spans(text: str) -> list[Span]:
         noun = bool(nxt and nxt.group(1).lower() not in STOP_WORDS and nxt.group(1).lower() not in _UNIT_WORDS)
         if nxt and nxt.group(1).lower() in _UNIT_WORDS:
             continue
+        if not noun and re.fullmatch(r"1[5-9]\d\d|20\d\d", m.group("n")) and re.search(
+                r"\b(?:in|from|since|until|till|by|to|of|c\.)\s+$", text[max(0, m.start() - 8):m.start()], re.I):
+            continue  # a year, with its qualifier: "in around 1845" ("in over a thousand" was an output)
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.8, "regex:qualified_number",
                  {"value": n, "qualifier": m.group("q").lower(), "noun_follows": noun}))
     for m in _N_TIME.finditer(text):
@@ -1221,7 +1224,9 @@ _NAME_CUE = re.compile(r"\s*(?:\(|,\s+(?:an?|the)\s|\s+(?:was|is|has|had|became|
 ENTITY_LABELS = frozenset("PERSON ORG GPE LOC FAC NORP EVENT WORK_OF_ART PRODUCT LAW".split())
 _LABEL_FALLBACK = {
     "ORG": ("ORG", ["an organization"]), "FAC": ("LOCATION", []), "GPE": ("LOCATION", []), "LOC": ("LOCATION", []), "EVENT": ("EVENT", ["an event"]), "WORK_OF_ART": ("WORK", ["a work"]),
-    "PRODUCT": ("PRODUCT", ["a product"]), "LAW": ("WORK", ["a law"]),
+    # (the small model's PRODUCT is as often a body, a race or a title, "the Admiralty", "Triple
+    # Crown", "Preakness": "a product" said of them was false, so no rung is sure to be true)
+    "PRODUCT": ("PRODUCT", []), "LAW": ("WORK", ["a law"]),
 }
 
 
@@ -1638,7 +1643,36 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     candidates = [s for s in candidates if s.type in DIRECT_TYPES
                   or not any(s.start < d.end and d.start < s.end for d in direct)]
     spans = _award_names(text, _rare_names(text, doc, _models(text, _whole_hyphenated(text, resolve_overlaps(candidates)))))
-    return tuple(_race_names(text, _namesakes_chosen(_same_place(spans))))
+    return tuple(_race_names(text, _namesakes_chosen(_same_place(_one_name_with_and(text, spans)))))
+
+
+_REGNAL = re.compile(r" (?:I{2,3}|IV|VI{0,3}|IX|XI{0,3}|I(?= of\b|[,;.)]))\b")
+
+
+def _one_name_with_and(text: str, spans: list[Span]) -> list[Span]:
+    """Names the NER cut in two. A ruler's number joins the name before it. In "the Engineer
+    and Railway Staff Corps", the NER's organisation of one everyday word after "the", then "and"
+    and another organisation, is the first half of one name ("within the Engineer and an
+    organization" was an output); the joined name takes the second's type."""
+    out: list[Span] = []
+    for s in spans:
+        if s.type == "PERSON" and (m := _REGNAL.match(text, s.end)) and not any(
+                o.start < m.end() and s.end < o.end for o in spans if o is not s):
+            # a ruler's number is part of the name: "Nicholas I of Russia" ("Person D I of Russia")
+            s = Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, dict(s.meta))
+        p = out[-1] if out else None
+        if p is not None and re.fullmatch(r"-(?:[a-zà-ÿ]{1,4}-)?", text[p.end:s.start]) and p.type in ("NAME", "ORG", "LOCATION") \
+                and s.type in ("NAME", "ORG", "LOCATION"):
+            # "Bouches-du-Rhône Department" ("in the -department" was what the two halves' edits left)
+            out[-1] = Span(p.start, s.end, text[p.start:s.end], s.type, s.score, s.evidence + "+joined", dict(s.meta))
+            continue
+        if p is not None and p.type == "ORG" and s.type == "ORG" and re.fullmatch(r"\s+(?:and|&)\s+", text[p.end:s.start]) \
+                and re.fullmatch(r"[A-Z][a-z]+", p.text) and _zipf(p.text.lower()) >= COMMON_ZIPF \
+                and re.search(r"\bthe\s+$", text[max(0, p.start - 5):p.start]):
+            out[-1] = Span(p.start, s.end, text[p.start:s.end], s.type, s.score, s.evidence + "+joined", dict(s.meta))
+            continue
+        out.append(s)
+    return out
 
 
 # a maker's name with a model number after an article is a product: "with a Lotus 49", "a Porsche

@@ -334,7 +334,17 @@ def _dependent(tok, sent) -> Constituent | None:
         tok.right_edge.i + 1 >= sent.end or (doc[tok.right_edge.i + 1].is_punct and tok.right_edge.i + 2 >= sent.end))
     # (a prepositional phrase the parse hung on the verb as a conjunct, ending the sentence: ", and as
     # the creator of Veal Orloff" goes whole with its comma and "and")
-    if dep == "conj" and tok.head.dep_ in ("compound", "nmod") and tok.head.head.i > tok.i:
+    first = tok.head
+    while dep == "conj" and first.dep_ == "conj" and first.head.i < first.i:
+        first = first.head  # the list's first item
+    nxt = tok.doc[right.i + 1] if right.i + 1 < sent.end else None
+    if dep == "conj" and tok.pos_ == "PROPN" and first.pos_ == "NOUN" and left.i > tok.head.i and nxt is not None \
+            and nxt.pos_ == "NOUN" and (nxt.i == first.head.i or nxt.head.i == first.i):
+        # the parse took a noun's proper-noun modifier for the last item of the list of common
+        # nouns before it: "an attorney, diplomat and Democratic Party politician" ("an attorney
+        # and diplomat politician" was what removing that item left)
+        return Constituent("modifier", (Piece(_char(left)[0], _char(right)[1]),), 0, right.i - left.i + 1)
+    if dep == "conj" and first.dep_ in ("compound", "nmod") and first.head.i > tok.i:
         return None  # a noun modifier's conjunct is part of the noun phrase, and often a misparse of two
         # nouns: "a racing driver and team manager" -> "a racing driver manager" was an output
     if dep == "conj" and not trailing_prep and (tok.head.pos_ in ("VERB", "AUX")) != (tok.pos_ in ("VERB", "AUX")):
@@ -375,6 +385,10 @@ def _dependent(tok, sent) -> Constituent | None:
                     pieces.append(Piece(doc[p].idx, doc[p].idx + 1, f" {cc.text}"))
         pieces.append(Piece(start, end))
         return Constituent(REMOVABLE[dep], tuple(pieces), 0, n)
+    if dep == "appos" and before is not None and before.text == ":" and (after is None or after.text in ".!?"):
+        # a list that a colon opens at the sentence's end goes with its colon: "They had five
+        # children: A, B, C and D." ("They had five children: Person H, Person I." was an output)
+        return Constituent(REMOVABLE[dep], (Piece(before.idx, end),), 0, n)
     if before is not None and before.text in _OPEN:
         close = _OPEN[before.text]
         if after is not None and after.text == close:
