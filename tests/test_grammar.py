@@ -1066,6 +1066,27 @@ def test_a_count_of_all_of_his_goes_with_its_sentence(engine, text, name, expect
     assert anonymize(engine, text, name=name) == expected
 
 
+def test_a_bulleted_list_goes_whole_with_its_heading(engine):
+    """Its items' edits left "A race: 9 \\n* Person AON: 8 \\n* Alabama"; the sentence after the list
+    stays."""
+    from veil.agents.base import Task
+
+    text = ("James Fitzsimmons was a racehorse trainer. He trained three Derby winners. Selected other major stakes "
+            "race wins: \\n* Saratoga Cup : 10 \\n* Dwyer Stakes : 9 \\n* Lawrence Realization : 8 \\n* Alabama "
+            "Stakes : 8 \\n* Suburban Handicap: 5")
+    task = Task(original=text, doc_id="d", name="James Fitzsimmons")
+    batch = asyncio.run(engine.prepare([Document(id="d", text=text, name="James Fitzsimmons")]))
+    out = engine.optimizer.base_plan(task, batch).render()
+    assert out == "He was a racehorse trainer. He trained winners.", out
+    text = ("Bert Mulholland was a horse trainer. Champions trained by Bert Mulholland: \\n*  Platter - American "
+            "Champion Two-Year-Old Colt (1943) \\n*  Jaipur - American Champion Three-Year-Old Male Horse (1962) "
+            "In 1967, Bert Mulholland was inducted in the Racing Hall of Fame. He died in 1968 at a hospital.")
+    task = Task(original=text, doc_id="e", name="Bert Mulholland")
+    batch = asyncio.run(engine.prepare([Document(id="e", text=text, name="Bert Mulholland")]))
+    out = engine.optimizer.base_plan(task, batch).render()
+    assert "\\n" not in out and "Champion" not in out and out.endswith("He died in the 1960s at a hospital."), out
+
+
 def test_what_the_ner_mistyped_gets_no_false_kind(engine):
     """A list of names a colon opens goes whole ("They had five children: Person H, Person I." was
     an output); a town the NER called a body is no organization after "born in"; what the NER

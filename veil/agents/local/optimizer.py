@@ -1869,6 +1869,7 @@ def _resolve(spans: list[Span]) -> list[Span]:
 
 
 _HATNOTE = re.compile(r"\(disambiguation\)", re.I)
+_BULLET = re.compile(r"(?:\\n|\n)[ \t]*[*•‣]")
 _EMPTY_ITEM = re.compile(r"(?:\\n|\n)[ \t]*[*•‣][ \t]*(?=\\n|\n|$)")
 _BARE_HEADING = re.compile(r"(?:(?<=[.!?])|^)[ \t]*[^.!?\n\\]{1,60}:[ \t]*(?:\\n|\n|\s)*$")
 
@@ -2182,8 +2183,33 @@ class LocalOptimizer(Optimizer):
                 plan.choice[j] = ""
                 plan.order.append(j)
                 plan.reasons[j] = "a disambiguation note goes whole"
+        for si in self._bulleted_list(plan):
+            # a bulleted list (works, wins, results): names, places, dates and scores one after
+            # another, no sentence of the text; its edits left "A race: 9 \n* Person AON: 8"
+            j = plan.analysis.sentence_unit(si)
+            if j is not None and si > 0:
+                plan.choice[j] = ""
+                plan.order.append(j)
+                plan.reasons[j] = "a bulleted list goes whole, with its heading"
         plan.floor = dict(plan.choice)
         return plan
+
+    @staticmethod
+    def _bulleted_list(plan: Plan) -> range:
+        """The sentences of the text's bulleted list, from its heading ("Works include: \\n*") to
+        its last item (the sentence after the last bullet, where the splitter left the bullet at
+        the end of the one before)."""
+        text, sents = plan.analysis.text, plan.analysis.sentences
+        marks = list(_BULLET.finditer(text))
+        if not marks:
+            return range(0)
+        at = [next((k for k, (a, b) in enumerate(sents) if a <= m.start() < b), None) for m in (marks[0], marks[-1])]
+        if None in at:
+            return range(0)
+        first, last = at
+        if not text[marks[-1].end():sents[last][1]].strip() and last + 1 < len(sents):
+            last += 1
+        return range(first, last + 1)
 
     @staticmethod
     def _drop_name_lists(plan: Plan) -> None:
