@@ -65,6 +65,13 @@ def units_of(text: str) -> dict[str, list[str]]:
      "prepositional phrase", r'as an exercise rider for his uncle, W. C. \"Farmer Bill\" Scully'),
     ("Mitsuyo Maeda (born 1878 in Funazawa village, Aomori, Japan  – November 28, 1941) was a judoka.",
      "prepositional phrase", "in Funazawa village, Aomori, Japan"),
+    # a clause's elliptical end the parse hung on the main verb goes with it ("She moved to a city in England
+    # and later two postgraduate diplomas." was an output)
+    ("She moved to London, where she completed a BMus degree at Trinity College of Music, and later two "
+     "postgraduate diplomas.", "relative clause",
+     ", where she completed a BMus degree at Trinity College of Music, and later two postgraduate diplomas"),
+    ("He moved to Paris, where he studied law, and he later became a judge.", "relative clause",
+     ", where he studied law,"),
 ])
 def test_removable_dependents_are_whole_constituents_with_their_punctuation(text, kind, piece):
     assert piece in units_of(text).get(kind, []), units_of(text)
@@ -782,6 +789,8 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("(For other uses, see Alan Shepard (disambiguation).) Rear Admiral Alan Bartlett \"Al\" Shepard Jr. (November "
      "18, 1923 – July 21, 1998) was an American naval officer. He retired in 1974.", "Alan Shepard",
      "He was an American naval officer. He retired in the 1970s."),
+    ("This article refers to a race horse trainer. Michael Jarvis (14 August 1938 – 20 September 2011) was a horse "
+     "trainer in England. He retired in 2011.", "Michael Jarvis", "He was a horse trainer in England."),
     # "Olympic" is no town in Hong Kong; the object of "with" takes the object pronoun
     ("Joan Llaneras (born 1969) is a former Spanish World and Olympic points race champion. He rode and his team "
      "won the game, with Llaneras not factoring in the decision.", "Joan Llaneras",
@@ -1064,6 +1073,18 @@ def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected)
 ])
 def test_a_count_of_all_of_his_goes_with_its_sentence(engine, text, name, expected):
     assert anonymize(engine, text, name=name) == expected
+
+
+def test_a_point_the_writer_glued_to_the_next_sentence_ends_a_sentence(engine):
+    text = ("Isabel Hampton was a nurse. In 1886, Hampton went to Chicago and assumed the role of superintendent at "
+            "the Cook County Hospital.During her time in Chicago, she implemented reforms. She taught and her "
+            "students learned.")
+    doc = nlp.parse(text)
+    assert [text[a:b] for a, b in nlp.sentence_spans(doc)][2] == "During her time in Chicago, she implemented reforms."
+    out = anonymize(engine, text, name="Isabel Hampton")
+    assert "Hospital" not in out and re.search(r"\. During her time in (?:Illinois|the United States|a city)", out), out
+    other = "He worked for Apple Inc.Later he moved."
+    assert [other[a:b] for a, b in nlp.sentence_spans(nlp.parse(other))] == ["He worked for Apple Inc.", "Later he moved."]
 
 
 def test_a_bulleted_list_goes_whole_with_its_heading(engine):

@@ -78,7 +78,8 @@ def _boundaries(doc):
       Mkandamizaji\\" Mgaya is' was split after the quote, the surname left on its own);
     - a placeholder veil wrote ("[id]") neither starts nor ends a sentence by itself;
     - no sentence starts with a lower-case word right after a capitalised one ("born in Freiburg |
-      im Breisgau" was split there)."""
+      im Breisgau" was split there);
+    - a point glued between a word and a capitalised one ends a sentence ("Hospital.During")."""
     from veil.agents.literal import NICKNAMED
 
     text = doc.text
@@ -93,7 +94,11 @@ def _boundaries(doc):
             doc[tok.i + 1].is_sent_start = False  # 'as \"Mr. Fitz\", he trained': "Mr." ends no sentence
     for tok in doc[1:]:
         prev = tok.nbor(-1)
-        if tok.is_alpha and tok.is_lower and prev.is_alpha and prev.text.istitle() and prev.whitespace_ == " ":
+        if tok.is_alpha and tok.text.istitle() and len(tok.text) > 1 and prev.text == "." and not prev.whitespace_ \
+                and prev.i > 0 and not prev.nbor(-1).whitespace_ and len(w := prev.nbor(-1).text) >= 3 and w.isalpha() \
+                and w[-2:].islower():
+            tok.is_sent_start = True  # "at the Cook County Hospital.During her time": the writer left out the space
+        elif tok.is_alpha and tok.is_lower and prev.is_alpha and prev.text.istitle() and prev.whitespace_ == " ":
             tok.is_sent_start = False  # "born in Freiburg | im Breisgau": no sentence starts in lower case after a name
         elif tok.is_alpha and tok.is_lower and prev.text == "." and tok.i > 1 and not tok.nbor(-2).whitespace_ \
                 and tok.nbor(-2).text.istitle() and (len(tok.nbor(-2).text) <= 4 or "." in tok.nbor(-2).text):

@@ -1868,7 +1868,7 @@ def _resolve(spans: list[Span]) -> list[Span]:
     return resolve_overlaps(spans)
 
 
-_HATNOTE = re.compile(r"\(disambiguation\)", re.I)
+_HATNOTE = re.compile(r"\(disambiguation\)|^\s*This article (?:is about|refers to)\b", re.I)
 _BULLET = re.compile(r"(?:\\n|\n)[ \t]*[*•‣]")
 _EMPTY_ITEM = re.compile(r"(?:\\n|\n)[ \t]*[*•‣][ \t]*(?=\\n|\n|$)")
 _BARE_HEADING = re.compile(r"(?:(?<=[.!?])|^)[ \t]*[^.!?\n\\]{1,60}:[ \t]*(?:\\n|\n|\s)*$")
@@ -1949,6 +1949,9 @@ class Plan:
                 # connective goes (it links to nothing), the statement stays
                 rendered = rendered[m.end()].upper() + rendered[m.end() + 1:]
             gone = not rendered and bool(text[a:b].strip())
+            if rendered and si > 0 and pos == a and a > 0 and text[a - 1] in ".!?" and out[-2:-1] and out[-2] \
+                    and (rendered != text[a:b] or out[-2] != text[slice(*self.analysis.sentences[si - 1])]):
+                out[-1] = " "  # the writer's "Hospital.During": sentences stand apart once edited
             if not rendered:
                 out[-1] = out[-1] if not out[-1].strip() else out[-1]
                 if out[-1] and not out[-1].strip() and "\n" not in out[-1]:

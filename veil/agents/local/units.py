@@ -327,6 +327,17 @@ def _dependent(tok, sent) -> Constituent | None:
         end = _char(right)[1]
         n = right.i - left.i + 1
         after = doc[right.i + 1] if right.i + 1 < sent.end else None
+    if dep in ("relcl", "acl", "advcl") and after is not None and after.text == "," and after.i + 1 < sent.end \
+            and (cc := doc[after.i + 1]).dep_ == "cc" and cc.head.pos_ in ("VERB", "AUX") and cc.head.i < tok.i:
+        tail = next((c for c in cc.head.children if c.dep_ == "conj" and c.i > cc.i), None)
+        if tail is not None and tail.pos_ in ("NOUN", "PROPN", "NUM") and tail.right_edge.i < sent.end:
+            # the clause's own elliptical end, which the parse hung on the main verb: "moved to London,
+            # where she completed a degree, and later two diplomas" ("She moved to a city in England
+            # and later two postgraduate diplomas." was what the clause's loss left)
+            right = tail.right_edge
+            end = _char(right)[1]
+            n = right.i - left.i + 1
+            after = doc[right.i + 1] if right.i + 1 < sent.end else None
     if dep in ("prep", "agent") and after is not None and after.head.pos_ in ("NOUN", "PROPN", "NUM") \
             and after.head.i > right.i and (after.pos_ in ("NOUN", "PROPN", "NUM") or after.dep_ == "nsubj"):
         return None  # the parse cut the phrase short ("amongst all active NCAA Division | I players": "second I players")
