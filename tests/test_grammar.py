@@ -1054,6 +1054,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "0–2 record. He has a fighting record of 2-1-1. He scored in a 3-2 away defeat. He won and his team won.",
      "Al Kent", "He was a pitcher. In the 1950s he had a losing record with an ERA of over 5, striking out over 100 "
      "in over 100 innings. He posted a losing record. He has a fighting record. He scored in an away defeat."),
+    # "up until" a date goes into its decade ("Up until the 2010s" was an output, false of a date in 2015)
+    ("Roberta Vinci is an Italian tennis player. Up until 6 April 2015, she held the position of World No. 1 in "
+     "doubles. She won and her team won.", "Roberta Vinci",
+     "She is an Italian tennis player. Into the 2010s, she held the position of top ten in the world in doubles."),
     # a party before the list's last noun modifies it ("He is an attorney and diplomat politician." was an output)
     ('Thomas Stuart Price "Tom" Perriello (born October 9, 1974) is an American attorney, diplomat and Democratic '
      "Party politician. He ran for office and his party lost.", "Tom Perriello",
@@ -1106,6 +1110,20 @@ def test_a_bulleted_list_goes_whole_with_its_heading(engine):
     batch = asyncio.run(engine.prepare([Document(id="e", text=text, name="Bert Mulholland")]))
     out = engine.optimizer.base_plan(task, batch).render()
     assert "\\n" not in out and "Champion" not in out and out.endswith("He died in the 1960s at a hospital."), out
+
+
+def test_a_title_said_of_a_person_has_only_rungs_that_name_its_holder(engine):
+    """The parse took "an International Master and Peter Svidler's first trainer" for a modifier;
+    "her parent is a chess title" was an output of the loop's next rung."""
+    from veil.agents.base import Task
+
+    text = ("Anna Styazhkina is a Russian chess player. She comes from a chess family: her father Viacheslav is an "
+            "International Master and Peter Svidler's first trainer, and her mother Olga is a Woman Grandmaster.")
+    task = Task(original=text, doc_id="d", name="Anna Styazhkina")
+    batch = asyncio.run(engine.prepare([Document(id="d", text=text, name="Anna Styazhkina")]))
+    plan = engine.optimizer.base_plan(task, batch)
+    titles = [u.options for u in plan.units if u.kind == "span" and u.text == "International Master"]
+    assert titles == [["a titled chess player"]], titles
 
 
 def test_what_the_ner_mistyped_gets_no_false_kind(engine):

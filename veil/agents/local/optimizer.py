@@ -1335,14 +1335,15 @@ def _league_of_a_team(s: Span, doc, rung: str) -> bool:
 
 
 def _prep_before(s: Span, doc):
-    """The "until" right before a date, unless "up" stands before it ("Up until 2015")."""
+    """The "until" right before a date, with the "up" before it ("Up until 6 April 2015" -> "Into
+    the 2010s": "Up until the 2010s" was an output, false of a date in that decade)."""
     toks = _tokens_in(s, doc)
     if not toks or toks[0].i == 0:
         return None
     prep = doc[toks[0].i - 1]
-    if prep.lower_ not in ("until", "till") or (prep.i > 0 and doc[prep.i - 1].lower_ == "up"):
+    if prep.lower_ not in ("until", "till"):
         return None
-    return prep
+    return doc[prep.i - 1] if prep.i > 0 and doc[prep.i - 1].lower_ == "up" else prep
 
 
 def _with_count(s: Span, doc) -> Span:

@@ -109,9 +109,12 @@ class Keep(Operator):
 
     def decide(self, span, ctx, rule, subject):
         ladder = candidates(span, ctx=ctx)
-        if span.type == "TITLE" and span.meta.get("role") == "attribute":
+        if span.type == "TITLE" and (span.meta.get("role") == "attribute" or (
+                span.meta.get("role") == "modifier" and span.meta.get("coordinated"))):
             # "her father is an International Master": a person is no "chess title" (an output);
-            # only a rung that names its holder is true there ("a world champion" does)
+            # only a rung that names its holder is true there ("a world champion" does); the parse
+            # may take the title for a modifier of the noun it is listed with ("an International
+            # Master and Peter Svidler's first trainer": "her parent is a chess title" was an output)
             ladder = [_TITLE_HOLDERS.get(r, r) for r in ladder
                       if r in _TITLE_HOLDERS or not re.search(r"\b(?:title|degree|award|prize|medal)s?$", r)]
         return Decision(None, tuple(ladder), "kept by the policy")
