@@ -166,6 +166,8 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # a fronted clause the parse cut short ("Rankings for female cyclists and grabbed ..." was what it left)
     ("Although she was ranked no. 9 in the UCI rankings for female BMX cyclists and grabbed a tenth seed, Bailey "
      "could not match a stellar ride.", "Although she was ranked no. 9 in the UCI"),
+    # the verb of a sentence the parse found none in ("His child jockey Person AUM." was an output)
+    ("His daughter Sheila married jockey Alex Solis.", "married"),
     # a noun that says nothing without its kind ("He engaged in pursuits." was an output)
     ("He engaged in agricultural pursuits.", "agricultural"),
     # what a rank is in ("He was second amongst all Division I players" was an output)

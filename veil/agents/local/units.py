@@ -148,6 +148,9 @@ def _dependent(tok, sent) -> Constituent | None:
         return None
     if dep == "amod" and (tok.pos_ != "ADJ" or right.i - left.i + 1 > MAX_MODIFIER_TOKENS):
         return None
+    if dep == "amod" and sent.root.pos_ not in ("VERB", "AUX") and (tok.tag_ in ("VBN", "VBD") or tok.lower_.endswith("ed")):
+        return None  # the verb of a sentence the parse found none in: "His daughter Sheila married jockey Alex
+        # Solis." ("His child jockey Person AUM." was what its loss left)
     if dep == "amod" and any(c.dep_ == "det" and c.lower_ == "the" for c in tok.head.children) \
             and not any(c.dep_ in ("amod", "compound") and c.i != tok.i for c in tok.head.children):
         # "the solar system" -> "the system": after "the", a noun's only modifier says which one it is
