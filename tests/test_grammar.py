@@ -1060,6 +1060,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Roberta Vinci is an Italian tennis player. Up until 6 April 2015, she held the position of World No. 1 in "
      "doubles. She won and her team won.", "Roberta Vinci",
      "She is an Italian tennis player. Into the 2010s, she held the position of top ten in the world in doubles."),
+    # a rank before a name says who they are, and counts nothing ("World No. Person ASG" was an output)
+    ("Roberta Vinci is a tennis player. She lost to her doubles partner and World No. 10 Sara Errani in the "
+     "quarter-finals. She won and her team won.", "Roberta Vinci",
+     "She is a tennis player. She lost to her doubles partner and world top-ten player Person B in the quarter-finals."),
     # a party before the list's last noun modifies it ("He is an attorney and diplomat politician." was an output)
     ('Thomas Stuart Price "Tom" Perriello (born October 9, 1974) is an American attorney, diplomat and Democratic '
      "Party politician. He ran for office and his party lost.", "Tom Perriello",

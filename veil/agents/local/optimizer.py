@@ -1225,14 +1225,17 @@ def role_of(s: Span, doc) -> str | None:
         return None  # "born 6 July 1973": a time adverbial whatever the parse says ("born in the 1970s")
     if s.type in ("DATE", "DOB", "YEAR") and prev is not None and prev.text in ("–", "-", "—") and _in_born_bracket(prev):
         return "life_end"  # "(born 1878 in Japan – November 28, 1941)": the death date ("– died in the 1940s")
-    if prev is not None and prev.dep_ in ("nummod", "quantmod") and prev.head.i >= first.i and not is_ordinal(prev) \
-            and not _A_YEAR.fullmatch(prev.text):
+    if s.type != "PERSON" and prev is not None and prev.i > 0 and doc[prev.i - 1].text in ("No.", "no.", "#"):
+        pass  # a rank's number counts nothing ("World No. 10 Sara Errani" -> "World No. Person ASG" was an output)
+    elif s.type != "PERSON" and prev is not None and prev.dep_ in ("nummod", "quantmod") and prev.head.i >= first.i \
+            and not is_ordinal(prev) and not _A_YEAR.fullmatch(prev.text):
         return "counted"
-    if prev is not None and prev.like_num and prev.head.i in range(first.i, toks[-1].i + 1) and not is_ordinal(prev) \
-            and not _A_YEAR.fullmatch(prev.text):
+    if s.type != "PERSON" and prev is not None and prev.like_num and prev.head.i in range(first.i, toks[-1].i + 1) \
+            and not is_ordinal(prev) and not _A_YEAR.fullmatch(prev.text) and not (prev.i > 0 and doc[prev.i - 1].text in ("No.", "no.", "#")):
         return "counted"  # (an ordinal counts nothing: "the historic Eighty-ninth Congress"; nor does a
         # year: "the 2005 Tour de France")
-    if any(c.dep_ == "nummod" and c.i < first.i and not _A_YEAR.fullmatch(c.text) for c in head.children):
+    if s.type != "PERSON" and any(c.dep_ == "nummod" and c.i < first.i and not _A_YEAR.fullmatch(c.text)
+                                  and not (c.i > 0 and doc[c.i - 1].text in ("No.", "no.", "#")) for c in head.children):
         return "counted"  # "four consecutive Summer Olympics"
     if head.dep_ == "pobj":
         prep = head.head.lower_

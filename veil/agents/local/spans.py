@@ -679,8 +679,12 @@ def _regex_spans(text: str) -> list[Span]:
     for m in _RANK.finditer(text):  # "World No. 9": a rank, to a band of ranks
         n = int(m.group(1))
         band = _top_band(n, 100)
+        # before a name it says who the person is: "World No. 10 Sara Errani" -> "world top-ten
+        # player Sara Errani" ("and top ten in the world Person B" did not read)
+        named = re.match(r"\s+[A-Z][^\W\d_]", text[m.end():m.end() + 3])
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:rank",
-                 {"value": n, "ladder": [f"{band} in the world"] if band else []}))
+                 {"value": n, "ladder": [(f"world {band.replace(' ', '-')} player" if named else f"{band} in the world")]
+                  if band else []}))
     for m in _RANKED_IN_WORLD.finditer(text):  # "ranked sixth in the world" -> "ranked in the top ten in the world"
         w = m.group("n").lower()
         n = _ORDINAL_WORDS.index(w) + 1 if w in _ORDINAL_WORDS else int(w[:-2])
