@@ -1098,23 +1098,31 @@ def test_a_point_the_writer_glued_to_the_next_sentence_ends_a_sentence(engine):
 
 
 def test_a_bulleted_list_goes_whole_with_its_heading(engine):
-    """Its items' edits left "A race: 9 \\n* Person AON: 8 \\n* Alabama"; the sentence after the list
-    stays."""
+    """Its items' edits left "A race: 9 \\n* Person AON: 8 \\n* Alabama"; the prose between two lists,
+    after a list and before one without a heading stays."""
     from veil.agents.base import Task
 
-    text = ("James Fitzsimmons was a racehorse trainer. He trained three Derby winners. Selected other major stakes "
-            "race wins: \\n* Saratoga Cup : 10 \\n* Dwyer Stakes : 9 \\n* Lawrence Realization : 8 \\n* Alabama "
-            "Stakes : 8 \\n* Suburban Handicap: 5")
-    task = Task(original=text, doc_id="d", name="James Fitzsimmons")
-    batch = asyncio.run(engine.prepare([Document(id="d", text=text, name="James Fitzsimmons")]))
-    out = engine.optimizer.base_plan(task, batch).render()
+    def plan(text: str, name: str) -> str:
+        task = Task(original=text, doc_id="d", name=name)
+        batch = asyncio.run(engine.prepare([Document(id="d", text=text, name=name)]))
+        return engine.optimizer.base_plan(task, batch).render()
+
+    out = plan("James Fitzsimmons was a racehorse trainer. He trained three Derby winners. Selected other major stakes "
+               "race wins: \\n* Saratoga Cup : 10 \\n* Dwyer Stakes : 9 \\n* Lawrence Realization : 8 \\n* Alabama "
+               "Stakes : 8 \\n* Suburban Handicap: 5", "James Fitzsimmons")
     assert out == "He was a racehorse trainer. He trained winners.", out
-    text = ("Bert Mulholland was a horse trainer. Champions trained by Bert Mulholland: \\n*  Platter - American "
-            "Champion Two-Year-Old Colt (1943) \\n*  Jaipur - American Champion Three-Year-Old Male Horse (1962) "
-            "In 1967, Bert Mulholland was inducted in the Racing Hall of Fame. He died in 1968 at a hospital.")
-    task = Task(original=text, doc_id="e", name="Bert Mulholland")
-    batch = asyncio.run(engine.prepare([Document(id="e", text=text, name="Bert Mulholland")]))
-    out = engine.optimizer.base_plan(task, batch).render()
+    out = plan("James Fitz was a racehorse trainer. Selected wins: \n* Saratoga Cup : 10 \n* Dwyer Stakes : 9 \nHe "
+               "married in 1900 and had six children. Other wins: \n* Alabama Stakes : 8 \n* Suburban Handicap: 5 \nHe "
+               "died in 1966 in Miami.", "James Fitz")
+    assert out.split() == ("He was a racehorse trainer. He married in the 1900s and had six children. He died in the "
+                           "1960s in Florida.").split(), out
+    out = plan("James Fitz was a racehorse trainer. He wrote books. \n* The Red Book \n* The Blue Book\nHe died in "
+               "Paris.", "James Fitz")
+    assert out.split() == "He was a racehorse trainer. He wrote books. He died in France.".split(), out
+    out = plan("Bert Mulholland was a horse trainer. Champions trained by Bert Mulholland: \\n*  Platter - American "
+               "Champion Two-Year-Old Colt (1943) \\n*  Jaipur - American Champion Three-Year-Old Male Horse (1962) "
+               "In 1967, Bert Mulholland was inducted in the Racing Hall of Fame. He died in 1968 at a hospital.",
+               "Bert Mulholland")
     assert "\\n" not in out and "Champion" not in out and out.endswith("He died in the 1960s at a hospital."), out
 
 
@@ -1147,6 +1155,8 @@ def test_what_the_ner_mistyped_gets_no_false_kind(engine):
     out = engine.optimizer.base_plan(task, batch).render()
     assert "They had five children." in out and "Person" not in out, out
     assert "organization" not in out and "product" not in out and "Trets" not in out, out
+    # (the sentences stay, without what was false or named)
+    assert "He, the son of a master weaver, was born in" in out and "He was appointed chef" in out, out
 
 
 def test_the_single_document_suite(engine):

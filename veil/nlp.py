@@ -54,7 +54,8 @@ def nlp():
 
 # a list item's bullet at the start of a line, a dash too (also after the data's escaped "\\n")
 _BULLET_MARKS = "*•‣"
-_BULLET = re.compile(rf"(?:\\n|\n)[ \t]*[{_BULLET_MARKS}–-][ \t]+(?=\S)")
+BULLET = re.compile(rf"(?:\\n|\n)[ \t]*[{_BULLET_MARKS}–-][ \t]+(?=\S)")
+_LINE_END = re.compile(r"\\n|\n")
 
 
 # abbreviations that always stand before a name
@@ -83,8 +84,16 @@ def _boundaries(doc):
     from veil.agents.literal import NICKNAMED
 
     text = doc.text
-    for m in list(_BULLET.finditer(text)) + list(_PARAGRAPH_END.finditer(text)):
-        span = doc.char_span(m.end(), min(len(text), m.end() + 1), alignment_mode="expand")
+    starts = [m.end() for m in list(BULLET.finditer(text)) + list(_PARAGRAPH_END.finditer(text))]
+    for m in BULLET.finditer(text):
+        # and the line after a list's last item ("The Blue Book\nHe died in Paris." is two sentences)
+        nl = _LINE_END.search(text, m.end())
+        if nl is not None and not BULLET.match(text, nl.start()):
+            starts.append(nl.end())
+    for at in starts:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        span = doc.char_span(at, min(len(text), at + 1), alignment_mode="expand")
         if span is not None and span[0].i > 0:
             span[0].is_sent_start = True
     for tok in doc[:-1]:
@@ -96,7 +105,7 @@ def _boundaries(doc):
         prev = tok.nbor(-1)
         if tok.is_alpha and tok.text.istitle() and len(tok.text) > 1 and prev.text == "." and not prev.whitespace_ \
                 and prev.i > 0 and not prev.nbor(-1).whitespace_ and len(w := prev.nbor(-1).text) >= 3 and w.isalpha() \
-                and w[-2:].islower():
+                and w[-2:].islower() and w + "." not in _NEVER_ENDS:
             tok.is_sent_start = True  # "at the Cook County Hospital.During her time": the writer left out the space
         elif tok.is_alpha and tok.is_lower and prev.is_alpha and prev.text.istitle() and prev.whitespace_ == " ":
             tok.is_sent_start = False  # "born in Freiburg | im Breisgau": no sentence starts in lower case after a name

@@ -1872,8 +1872,8 @@ def _resolve(spans: list[Span]) -> list[Span]:
     return resolve_overlaps(spans)
 
 
+_LINE_END = re.compile(r"\\n|\n")  # (a real line's end, or the data's escaped one)
 _HATNOTE = re.compile(r"\(disambiguation\)|^\s*This article (?:is about|refers to)\b", re.I)
-_BULLET = re.compile(r"(?:\\n|\n)[ \t]*[*•‣]")
 _EMPTY_ITEM = re.compile(r"(?:\\n|\n)[ \t]*[*•‣][ \t]*(?=\\n|\n|$)")
 _BARE_HEADING = re.compile(r"(?:(?<=[.!?])|^)[ \t]*[^.!?\n\\]{1,60}:[ \t]*(?:\\n|\n|\s)*$")
 
@@ -2184,7 +2184,7 @@ class LocalOptimizer(Optimizer):
                 self._base_edit(plan, i)
         self._drop_life_dates(plan)
         for j, u in enumerate(plan.units):
-            if u.kind == "sentence" and _HATNOTE.search(u.text):
+            if u.kind == "sentence" and _HATNOTE.search(u.text) and (u.sentence == 0 or "(disambiguation)" in u.text):
                 # an encyclopedia's "(For other uses, see X (disambiguation).)": no part of the
                 # text, and it names the person twice
                 plan.choice[j] = ""
@@ -2202,27 +2202,29 @@ class LocalOptimizer(Optimizer):
         return plan
 
     @staticmethod
-    def _bulleted_list(plan: Plan) -> range:
-        """The sentences of the text's bulleted list, from its heading ("Works include: \\n*") to
-        its last item (the sentence after the last bullet, where the splitter left the bullet at
-        the end of the one before)."""
+    def _bulleted_list(plan: Plan) -> list[int]:
+        """The sentences of the text's bulleted lists: each item (a sentence starts at each bullet,
+        and at the line after a list's last item: :func:`veil.nlp._boundaries`), and a list's
+        heading, the sentence whose words before the bullet end with a colon ("Works include:").
+        Prose before a list without a heading stays, as does the prose after it."""
         text, sents = plan.analysis.text, plan.analysis.sentences
-        marks = list(_BULLET.finditer(text))
-        if not marks:
-            return range(0)
-        at = [next((k for k, (a, b) in enumerate(sents) if a <= m.start() < b), None) for m in (marks[0], marks[-1])]
-        if None in at:
-            return range(0)
-        first, last = at
-        if not text[marks[-1].end():sents[last][1]].strip() and last + 1 < len(sents):
-            last += 1
-        return range(first, last + 1)
+        out: set[int] = set()
+        for m in nlp.BULLET.finditer(text):
+            nl = _LINE_END.search(text, m.end())
+            for k, (a, b) in enumerate(sents):
+                if a <= m.start() < b and (text[a:m.start()].rstrip().endswith(":") or not text[a:m.start()].strip()):
+                    out.add(k)  # the heading, or a sentence the bullet starts
+                if a <= m.end() < b or (m.end() <= a and text[m.end():a].strip() == "") or (
+                        nl is not None and m.end() <= a < nl.start()):
+                    out.add(k)  # the item the bullet opens, to its line's end ("Suburban Handicap: | 5")
+        return sorted(out)
 
     @staticmethod
     def _drop_name_lists(plan: Plan) -> None:
-        """A list of other persons' names that a colon opens goes whole with its colon: "They had
-        five children: A, B, C, D and E." -> "They had five children." (a pseudonym for some and
-        the removal of the others had left "They had five children: Person H, Person I.")."""
+        """A list of names that a colon opens (none of them its sentence's subject) goes whole with
+        its colon: "They had five children: A, B, C, D and E." -> "They had five children." (a
+        pseudonym for some and the removal of the others had left "They had five children: Person
+        H, Person I.")."""
         units = plan.units
         for j, u in enumerate(units):
             if u.kind == "sentence" or not u.text.startswith(":"):
@@ -2230,7 +2232,7 @@ class LocalOptimizer(Optimizer):
             names = [i for i in plan.analysis.by_sentence(u.sentence) if units[i].kind == "span" and units[i].span is not None
                      and units[i].span.type == "PERSON" and u.start <= units[i].start and units[i].end <= u.end]
             if len(names) >= 2 and not any(units[i].span.meta.get("slot") == "subject" for i in names):
-                plan.try_choose(j, "", "a list of other persons' names a colon opens goes whole")
+                plan.try_choose(j, "", "a list of names a colon opens goes whole")
 
     @staticmethod
     def _drop_life_dates(plan: Plan) -> None:

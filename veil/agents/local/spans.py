@@ -779,9 +779,12 @@ def _regex_spans(text: str) -> list[Span]:
         noun = bool(nxt and nxt.group(1).lower() not in STOP_WORDS and nxt.group(1).lower() not in _UNIT_WORDS)
         if nxt and nxt.group(1).lower() in _UNIT_WORDS:
             continue
-        if not noun and re.fullmatch(r"1[5-9]\d\d|20\d\d", m.group("n")) and re.search(
-                r"\b(?:in|from|since|until|till|by|to|of|c\.)\s+$", text[max(0, m.start() - 8):m.start()], re.I):
-            continue  # a year, with its qualifier: "in around 1845" ("in over a thousand" was an output)
+        if not noun and m.group("q").lower() in ("around", "about", "approximately") \
+                and re.fullmatch(r"1[5-9]\d\d|20\d\d", m.group("n")) \
+                and re.search(r"\b(?:in|since|until|till)\s+$", text[max(0, m.start() - 8):m.start()], re.I):
+            # a year, with its qualifier: "in around 1845" ("in over a thousand" was an output);
+            # "grew to over 2000", "a population of about 1800" are counts
+            continue
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.8, "regex:qualified_number",
                  {"value": n, "qualifier": m.group("q").lower(), "noun_follows": noun}))
     for m in _N_TIME.finditer(text):
@@ -1650,7 +1653,8 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     return tuple(_race_names(text, _namesakes_chosen(_same_place(_one_name_with_and(text, spans)))))
 
 
-_REGNAL = re.compile(r" (?:I{2,3}|IV|VI{0,3}|IX|XI{0,3}|I(?= of\b|[,;.)]))\b")
+# II to XXXIX, or "I" before "of" ("Nicholas I of Russia"; "When Mary met John I, too, was" is a pronoun)
+_REGNAL = re.compile(r" (?:(?=[XVI]{2,}\b)X{0,3}(?:IX|IV|V?I{0,3})|I(?= of\b))\b")
 
 
 def _one_name_with_and(text: str, spans: list[Span]) -> list[Span]:
@@ -1665,13 +1669,16 @@ def _one_name_with_and(text: str, spans: list[Span]) -> list[Span]:
             # a ruler's number is part of the name: "Nicholas I of Russia" ("Person D I of Russia")
             s = Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, dict(s.meta))
         p = out[-1] if out else None
-        if p is not None and re.fullmatch(r"-(?:[a-zà-ÿ]{1,4}-)?", text[p.end:s.start]) and p.type in ("NAME", "ORG", "LOCATION") \
-                and s.type in ("NAME", "ORG", "LOCATION"):
+        if p is not None and re.fullmatch(r"-(?:[a-zà-ÿ]{1,5}-)?", text[p.end:s.start]) \
+                and p.type in ("NAME", "ORG", "LOCATION") and s.type in ("NAME", "ORG"):
+            # ("Newcastle-under-Lyme" is no Newcastle; two places, "London-Paris", stay two: the
+            # second's country would be said of both)
             # "Bouches-du-Rhône Department" ("in the -department" was what the two halves' edits left)
             out[-1] = Span(p.start, s.end, text[p.start:s.end], s.type, s.score, s.evidence + "+joined", dict(s.meta))
             continue
         if p is not None and p.type == "ORG" and s.type == "ORG" and re.fullmatch(r"\s+(?:and|&)\s+", text[p.end:s.start]) \
                 and re.fullmatch(r"[A-Z][a-z]+", p.text) and _zipf(p.text.lower()) >= COMMON_ZIPF \
+                and p.text.lower() not in lexicon()["org_heads"] and "head" not in s.meta \
                 and re.search(r"\bthe\s+$", text[max(0, p.start - 5):p.start]):
             out[-1] = Span(p.start, s.end, text[p.start:s.end], s.type, s.score, s.evidence + "+joined", dict(s.meta))
             continue
