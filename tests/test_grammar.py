@@ -1056,10 +1056,11 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "0–2 record. He has a fighting record of 2-1-1. He scored in a 3-2 away defeat. He won and his team won.",
      "Al Kent", "He was a pitcher. In the 1950s he had a losing record with an ERA of over 5, striking out over 100 "
      "in over 100 innings. He posted a losing record. He has a fighting record. He scored in an away defeat."),
-    # "up until" a date goes into its decade ("Up until the 2010s" was an output, false of a date in 2015)
+    # "up until" a date goes ("Up until the 2010s" was an output, false of a date in 2015; "Into the 2010s"
+    # would say she held it before)
     ("Roberta Vinci is an Italian tennis player. Up until 6 April 2015, she held the position of World No. 1 in "
      "doubles. She won and her team won.", "Roberta Vinci",
-     "She is an Italian tennis player. Into the 2010s, she held the position of top ten in the world in doubles."),
+     "She is an Italian tennis player. She held the position of top ten in the world in doubles."),
     # a rank before a name says who they are, and counts nothing ("World No. Person ASG" was an output)
     ("Roberta Vinci is a tennis player. She lost to her doubles partner and World No. 10 Sara Errani in the "
      "quarter-finals. She won and her team won.", "Roberta Vinci",

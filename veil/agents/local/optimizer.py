@@ -1338,8 +1338,8 @@ def _league_of_a_team(s: Span, doc, rung: str) -> bool:
 
 
 def _prep_before(s: Span, doc):
-    """The "until" right before a date, with the "up" before it ("Up until 6 April 2015" -> "Into
-    the 2010s": "Up until the 2010s" was an output, false of a date in that decade)."""
+    """The "until" right before a date, with the "up" before it ("Up until the 2010s" was an
+    output, false of a date in that decade: the policy takes the phrase)."""
     toks = _tokens_in(s, doc)
     if not toks or toks[0].i == 0:
         return None

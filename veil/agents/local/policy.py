@@ -261,6 +261,11 @@ class Generalize(Operator):
             # "died before April 1811" is not "before the 1810s": a bound keeps its side of the period
             edge = _BOUNDS[role]
             rung, above = (_bounded(rung, edge) if rung else rung), tuple(_bounded(r, edge) for r in above)
+        if span.type in _DATE_TYPES and span.meta.get("until") and span.text[:3].lower() == "up ":
+            # "Up until 6 April 2015, she held ...": "Into the 2010s" would say she held it before
+            # the decade began, "Up until the 2010s" that she held it only before it: the phrase goes
+            return Decision(None, (), f"{kind} after 'up until': no period reads true there, its phrase goes",
+                            drop_unit=True)
         if span.type in _DATE_TYPES and span.meta.get("until") and rung is not None:
             # "played until 1985" is not "until the 1980s" (which ends as they begin): the span holds
             # its "until", and the period is one he went on into
@@ -322,7 +327,7 @@ class Generalize(Operator):
             # "Motown" may be a label or a band), "graduated from SFAI"
             return Decision(slot, ("an organization",) if span.type == "ORG" else (),
                             f"{kind} after '{_governor(span)}' is {slot}")
-        if (span.type, list(ladder)) in (("ORG", ["an organization"]), ("WORK", ["a work"]), ("PRODUCT", ["a product"])) \
+        if (span.type, list(ladder)) in (("ORG", ["an organization"]), ("WORK", ["a work"])) \
                 and role not in _ORG_SLOTS:
             # only the NER's word that it is an organisation ("invented X", "developed X"): no
             # kind phrase is sure to be true, so the phrase goes (or the attacker's plan decides)
