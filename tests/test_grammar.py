@@ -1125,6 +1125,10 @@ def test_a_bulleted_list_goes_whole_with_its_heading(engine):
                "In 1967, Bert Mulholland was inducted in the Racing Hall of Fame. He died in 1968 at a hospital.",
                "Bert Mulholland")
     assert "\\n" not in out and "Champion" not in out and out.endswith("He died in the 1960s at a hospital."), out
+    # a list of dashes is the writer's content (a note's medications), not an encyclopedia's appendix
+    out = plan("Pt seen today for a follow-up visit. Current medications:\n- aspirin 81 mg daily\n- metformin 500 mg "
+               "twice daily\nShe will return in two weeks.", "")
+    assert "aspirin" in out and "metformin" in out, out
 
 
 def test_a_title_said_of_a_person_has_only_rungs_that_name_its_holder(engine):

@@ -2206,10 +2206,14 @@ class LocalOptimizer(Optimizer):
         """The sentences of the text's bulleted lists: each item (a sentence starts at each bullet,
         and at the line after a list's last item: :func:`veil.nlp._boundaries`), and a list's
         heading, the sentence whose words before the bullet end with a colon ("Works include:").
-        Prose before a list without a heading stays, as does the prose after it."""
+        Prose before a list without a heading stays, as does the prose after it. A list of dashes
+        ("- aspirin 81 mg" in a note) is the writer's content, not an encyclopedia's appendix: it
+        stays, and its items are edited as sentences."""
         text, sents = plan.analysis.text, plan.analysis.sentences
         out: set[int] = set()
         for m in nlp.BULLET.finditer(text):
+            if m.group().strip()[-1:] in "–-":
+                continue
             nl = _LINE_END.search(text, m.end())
             for k, (a, b) in enumerate(sents):
                 if a <= m.start() < b and (text[a:m.start()].rstrip().endswith(":") or not text[a:m.start()].strip()):
