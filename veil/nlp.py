@@ -43,6 +43,11 @@ def nlp():
         if "veil_boundaries" not in Language.factories:
             Language.component("veil_boundaries", func=_boundaries)
         model.add_pipe("veil_boundaries", before="parser")
+        ruler = IndexedAttributeRuler.of(model.get_pipe("attribute_ruler"))
+        if ruler is not None:
+            name = f"veil_attribute_ruler_{id(ruler)}"
+            Language.component(name, func=ruler)
+            model.replace_pipe("attribute_ruler", name)
         # a closing bracket glued to the next word is two tokens, as a comma is in spaCy's own rules
         # ("California)is" was one token: no edit could take the bracket without the verb)
         from spacy.util import compile_infix_regex
@@ -50,6 +55,106 @@ def nlp():
         model.tokenizer.infix_finditer = compile_infix_regex(
             list(model.Defaults.infixes) + [r"(?<=[^\W\d_])\)(?=[^\W\d_])"]).finditer
         return model
+
+
+class IndexedAttributeRuler:
+    """spaCy's ``attribute_ruler`` of the model (tag map, pronoun lemmas and morphology: 179
+    rules), with the same rules, the same order and the same writes, matched through an index
+    on each rule's first token instead of spaCy's ``Matcher``. Why not the library's own: the
+    ``Matcher`` tries every rule at every token, and that was 13 % of a DB-bio batch's run time
+    under py-spy (as much as tok2vec and the parser together). ``tests/test_nlp.py`` checks that
+    every token of many texts gets the same tag, POS, morphology and lemma either way. A rule
+    set with any other kind of pattern keeps spaCy's ruler (:meth:`of` returns None)."""
+
+    _KEYS = {"TAG": 0, "LOWER": 1, "DEP": 2, "IS_SPACE": 3}  # the token attributes the rules read
+
+    def __init__(self, ruler: Any, rules: list[tuple[int, tuple[tuple[tuple[int, str, Any], ...], ...]]]):
+        from spacy.tokens._retokenize import set_token_attrs
+
+        self.set_token_attrs = set_token_attrs
+        self.strings = ruler.vocab.strings
+        self.attrs, self.indices = list(ruler.attrs), list(ruler.indices)
+        self.index: list[dict[Any, list]] = [{} for _ in self._KEYS]  # attribute -> value -> rules
+        self.rest: list = []  # rules whose first token has no value to look up (a regex, a NOT_IN)
+        for pos, tests in rules:
+            for col, op, value in sorted(tests[0], key=lambda t: t[0]):
+                if op in ("==", "in"):
+                    for v in ([value] if op == "==" else sorted(value)):
+                        self.index[col].setdefault(v, []).append((pos, tests))
+                    break
+            else:
+                self.rest.append((pos, tests))
+
+    @classmethod
+    def of(cls, ruler: Any) -> "IndexedAttributeRuler | None":
+        from spacy.strings import get_string_id
+
+        rules = []
+        for pos, entry in enumerate(ruler.patterns):
+            for pattern in entry["patterns"]:
+                tests = []
+                for spec in pattern:
+                    test = []
+                    for key, value in spec.items():
+                        if key not in cls._KEYS:
+                            return None
+                        col = cls._KEYS[key]
+                        # (a string attribute compared by its hash, as ``Doc.to_array`` gives it)
+                        if isinstance(value, (str, bool)):
+                            test.append((col, "==", int(value) if isinstance(value, bool) else get_string_id(value)))
+                        elif isinstance(value, dict) and len(value) == 1 and "REGEX" in value:
+                            test.append((col, "re", re.compile(value["REGEX"])))  # (spaCy's re.search)
+                        elif isinstance(value, dict) and len(value) == 1 and set(value) <= {"IN", "NOT_IN"} \
+                                and all(isinstance(v, str) for v in next(iter(value.values()))):
+                            op = next(iter(value))
+                            test.append((col, "in" if op == "IN" else "not in",
+                                         frozenset(get_string_id(v) for v in value[op])))
+                        else:
+                            return None
+                    tests.append(tuple(test))
+                if not tests:
+                    return None
+                rules.append((pos, tuple(tests)))
+        return cls(ruler, rules)
+
+    def _holds(self, row: list, test: tuple[tuple[int, str, Any], ...]) -> bool:
+        for col, op, value in test:
+            got = row[col]
+            if op == "==":
+                ok = got == value
+            elif op == "in":
+                ok = got in value
+            elif op == "not in":
+                ok = got not in value
+            else:
+                ok = bool(value.search(self.strings[got]))
+            if not ok:
+                return False
+        return True
+
+    def __call__(self, doc):
+        from spacy.attrs import DEP, IS_SPACE, LOWER, TAG
+
+        rows = doc.to_array([TAG, LOWER, DEP, IS_SPACE]).tolist() if len(doc) else []
+        n = len(rows)
+        matches = []
+        holds = self._holds
+        for i, row in enumerate(rows):
+            for col, index in enumerate(self.index):
+                for pos, tests in index.get(row[col], ()):
+                    if i + len(tests) <= n and all(holds(rows[i + k], t) for k, t in enumerate(tests)):
+                        matches.append((pos, i, i + len(tests)))
+            for pos, tests in self.rest:
+                if i + len(tests) <= n and all(holds(rows[i + k], t) for k, t in enumerate(tests)):
+                    matches.append((pos, i, i + len(tests)))
+        matches.sort()  # (as spaCy's: by rule, so that a later rule's write wins)
+        writes: dict[int, dict] = {}  # token -> its attributes, the later rule's value last
+        for pos, start, end in matches:
+            index = self.indices[pos]
+            writes.setdefault((start if index >= 0 else end) + index, {}).update(self.attrs[pos])
+        for i, attrs in writes.items():
+            self.set_token_attrs(doc[i], attrs)
+        return doc
 
 
 # a list item's bullet at the start of a line, a dash too (also after the data's escaped "\\n")
