@@ -2,7 +2,7 @@
 with the full loop, no LLM, then print link@rand3, occupation accuracy and mean cosine of the
 originals, RUPTA's GPT-4 outputs and veil local, and where the time went.
 
-    .venv/bin/python benchmarks/dbbio.py --data ../shared/data/dbbio [--limit N] [-o out.jsonl]
+    .venv/bin/python benchmarks/dbbio.py --data ../shared/data/dbbio [--limit N] [--workers N] [-o out.jsonl]
 """
 
 from __future__ import annotations
@@ -18,13 +18,14 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from veil.anonymizer import Anonymizer  # noqa: E402
+from veil.anonymizer import AnonymizeResult, Anonymizer, new_run_id  # noqa: E402
+from veil.batch import default_workers, run_concurrently  # noqa: E402
 from veil.documents import Document  # noqa: E402
 from veil.evals.dbbio import evaluate, read_claims  # noqa: E402
 from veil.graphs.anonymize import AnonymizeConfig  # noqa: E402
 
 
-async def anonymize(docs: list[Document], db: str, concurrency: int, options: dict) -> tuple[list, dict]:
+async def anonymize(docs: list[Document], db: str, concurrency: int, workers: int, options: dict) -> tuple[list, dict]:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     async with Anonymizer("local", config=AnonymizeConfig(profile="identity"), db_path=db, engine_options=options) as anon:
@@ -33,14 +34,10 @@ async def anonymize(docs: list[Document], db: str, concurrency: int, options: di
         await anon.prepare(docs)
         timings["prepare (population, release pool, classifier)"] = time.perf_counter() - t
         t = time.perf_counter()
-        sem = asyncio.Semaphore(concurrency)
-
-        async def one(d: Document):
-            async with sem:
-                return await anon.anonymize(d)
-
-        results = await asyncio.gather(*(one(d) for d in docs))
-        timings["anonymize loop"] = time.perf_counter() - t
+        results = await run_concurrently(
+            docs, anon.anonymize, concurrency=concurrency, workers=workers, in_worker=anon.in_worker,
+            lost=lambda d, why: AnonymizeResult(run_id=new_run_id(), doc_id=d.id, status="failed", error=why))
+        timings[f"anonymize loop ({workers} worker{'s' if workers > 1 else ''})"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - t0
     return results, timings
 
@@ -49,7 +46,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=Path("../shared/data/dbbio"))
     ap.add_argument("--limit", type=int)
-    ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--concurrency", type=int, default=16, help="documents in flight per process")
+    ap.add_argument("--workers", type=int, default=default_workers(),
+                    help="worker processes for the anonymize loop (default: the cores this process may use)")
     ap.add_argument("--quantile", type=float)
     ap.add_argument("--no-semantic", action="store_true", help="the in-loop attacker is BM25 alone (no semantic linker)")
     ap.add_argument("-o", "--output", type=Path)
@@ -63,7 +62,7 @@ def main() -> int:
     if args.no_semantic:
         options["semantic"] = False
     with tempfile.TemporaryDirectory() as tmp:
-        results, timings = asyncio.run(anonymize(docs, f"{tmp}/veil.db", args.concurrency, options))
+        results, timings = asyncio.run(anonymize(docs, f"{tmp}/veil.db", args.concurrency, args.workers, options))
     failed = [r for r in results if r.status != "done"]
     if failed:
         print(f"{len(failed)} documents failed: {failed[0].error}", file=sys.stderr)

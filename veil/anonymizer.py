@@ -19,7 +19,7 @@ import asyncio
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, Field
 
@@ -130,6 +130,31 @@ class Anonymizer:
             await self._saver_cm.__aexit__(*exc)
         await self.engine.aclose()
         self.memory.close()
+
+    async def in_worker(self) -> Callable[[], Awaitable[None]]:
+        """In a forked worker process (:func:`veil.batch.run_concurrently` with ``workers``):
+        connections of its own to the same memory and checkpoint databases (a connection never
+        crosses a fork), on the worker's event loop; the engine and the prepared batch are the
+        parent's, inherited. Returns what closes them."""
+        if not self.forkable:
+            raise RuntimeError(f"the {self.engine.name} engine does not run in worker processes")
+        old = self.memory
+        self.memory = MemoryStore(old.url or old.path, store_text=old._store_text)
+        self._saver_cm = open_checkpointer(self.memory.checkpoint_db)
+        self.graph = build_graph(checkpointer=await self._saver_cm.__aenter__())
+
+        async def close() -> None:
+            await self._saver_cm.__aexit__(None, None, None)
+            self.memory.close()
+
+        return close
+
+    @property
+    def forkable(self) -> bool:
+        """Whether a batch may run in forked worker processes: the embedded engine, whose work is
+        CPU-bound Python; an LLM engine's work is the endpoint's, and its HTTP client's
+        connections must not cross a fork."""
+        return self.engine.name == "local"
 
     async def prepare(self, documents: list[Document]) -> Batch:
         """Build the batch of these documents (and make it the default of :meth:`anonymize`)."""

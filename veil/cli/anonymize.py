@@ -11,9 +11,9 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from veil.anonymizer import UNVERIFIED_HINT, AnonymizeResult, Anonymizer
+from veil.anonymizer import UNVERIFIED_HINT, AnonymizeResult, Anonymizer, new_run_id
 from veil.batch import run_concurrently
-from veil.cli.folder import batch_run_id, safe_anonymize
+from veil.cli.folder import batch_run_id, safe_anonymize, worker_options
 from veil.cli.common import (add_db_arg, add_engine_args, add_restart_arg, add_run_option_args, add_store_text_arg,
                              engine_options, llm_settings, run_options, run_options_of)
 from veil.documents import Document
@@ -37,7 +37,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--name-field", help="ground-truth identity to protect (profile identity)")
     p.add_argument("--attributes-field", help="object of ground-truth attributes to protect (profile attributes)")
     add_run_option_args(p)  # --profile, -k/--top-k, --p-max, --u-target, --max-iterations, --memory-window
-    p.add_argument("--concurrency", type=int, default=16, help="documents in flight at once (default 16)")
+    p.add_argument("--concurrency", type=int, default=16, help="documents in flight at once, per process (default 16)")
+    p.add_argument("--workers", type=int, help="worker processes for a batch on the local engine (default: one per "
+                   "core this process may use; the local engine's work holds Python's GIL, so one process uses about "
+                   "one core). A batch of fewer than 4 documents per worker runs in fewer")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_restart_arg(p)
     add_engine_args(p)
@@ -78,6 +81,11 @@ def run(args: argparse.Namespace) -> int:
     config = _config(args)
     if args.concurrency < 1:
         raise UserInputError("--concurrency must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        raise UserInputError("--workers must be at least 1")
+    if args.workers is not None and args.workers > 1 and args.engine != "local":
+        raise UserInputError("--workers is for the local engine; an LLM engine's documents wait on the endpoint: "
+                             "raise --concurrency instead")
     if args.input != "-" and Path(args.input).is_dir():
         from veil.cli.folder import run_folder  # folder mode: its own module
 
@@ -133,6 +141,7 @@ async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, ite
                 todo, work, concurrency=args.concurrency, on_done=done,
                 is_failure=lambda r: r.status != "done",
                 show_progress=False if args.no_progress else None,
+                **worker_options(args, anon, lambda d: (d.id, batch_run_id(batch_id, d.id) if batch_id else new_run_id())),
             )
     seconds = time.perf_counter() - t0
     ordered = [AnonymizeResult.model_validate(results[d.id]) for d in docs]

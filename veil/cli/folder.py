@@ -41,10 +41,10 @@ import sys
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from veil.anonymizer import AnonymizeResult, Anonymizer, new_run_id
-from veil.batch import run_concurrently
+from veil.batch import default_workers, run_concurrently
 from veil.cli.common import engine_options, llm_settings, run_options
 from veil.documents import Document
 from veil.errors import UserInputError, VeilError
@@ -93,6 +93,19 @@ async def safe_anonymize(anon: Anonymizer, doc: Document, run_id: str | None = N
             pass
         return AnonymizeResult(run_id=run_id, doc_id=doc.id, status="failed", error=error,
                                seconds=time.perf_counter() - t0)
+
+
+def worker_options(args: argparse.Namespace, anon: Anonymizer, ids: Callable[[Any], tuple[str, str]]) -> dict[str, Any]:
+    """``--workers`` for :func:`veil.batch.run_concurrently`: forked worker processes for the
+    embedded engine (default: one per core this process may use); ``ids(item)`` is the item's
+    (document id, run id) for the failed result of an item whose worker died."""
+    workers = args.workers if getattr(args, "workers", None) is not None else default_workers()
+
+    def lost(item: Any, why: str) -> AnonymizeResult:
+        doc_id, run_id = ids(item)
+        return AnonymizeResult(run_id=run_id, doc_id=doc_id, status="failed", error=why)
+
+    return {"workers": workers if anon.forkable else 1, "in_worker": anon.in_worker, "lost": lost}
 
 
 # -- folders -----------------------------------------------------------------------------------
@@ -247,6 +260,7 @@ async def _run_folder(args: argparse.Namespace, root: Path, out: Path, files: li
             await run_concurrently(
                 todo, work, concurrency=args.concurrency, on_done=done, is_failure=lambda r: r.status != "done",
                 show_progress=False if args.no_progress else None,
+                **worker_options(args, anon, lambda item: (item[0].id, batch_run_id(batch_id, item[0].id))),
             )
 
     ordered = [entries[p.relative_to(root).as_posix()] for p in files]
@@ -364,6 +378,7 @@ async def _run_csv(args: argparse.Namespace, fields: list[str], items: list[Docu
             await run_concurrently(
                 todo, work, concurrency=args.concurrency, on_done=done, is_failure=lambda r: r.status != "done",
                 show_progress=False if args.no_progress else None,
+                **worker_options(args, anon, lambda d: (d.id, batch_run_id(batch_id, d.id))),
             )
     by_id = {d.id: AnonymizeResult.model_validate(results[d.id]) for d in docs}
     buf = io.StringIO(newline="")
