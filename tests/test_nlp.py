@@ -54,8 +54,8 @@ def test_the_indexed_ruler_writes_what_spacys_ruler_writes(spacy_ruler):
         b = model(text, disable=[n for n in model.pipe_names if n not in before])
         ours(a)
         spacy_ruler(b)
-        got = [(t.text, t.tag_, t.pos_, str(t.morph), t.lemma_) for t in a]
-        want = [(t.text, t.tag_, t.pos_, str(t.morph), t.lemma_) for t in b]
+        got = [(t.text, t.tag_, t.pos_, str(t.morph), t.lemma_, t.dep_, t.head.i) for t in a]
+        want = [(t.text, t.tag_, t.pos_, str(t.morph), t.lemma_, t.dep_, t.head.i) for t in b]
         assert got == want, text
         checked += len(a)
     assert checked > 1000
@@ -68,5 +68,7 @@ def test_a_rule_set_the_index_cannot_read_keeps_spacys_ruler(spacy_ruler):
         patterns = [{"patterns": [[{"TAG": "NN", "OP": "+"}]], "attrs": {"POS": "NOUN"}, "index": 0}]
         vocab = spacy_ruler.vocab
 
+    assert nlp.IndexedAttributeRuler.of(Other()) is None
+    Other.patterns = [{"patterns": [[{"TAG": "NN"}]], "attrs": {"POS": "NOUN"}, "index": 1}]  # outside its pattern
     assert nlp.IndexedAttributeRuler.of(Other()) is None
     assert nlp.IndexedAttributeRuler.of(spacy_ruler) is not None

@@ -101,7 +101,7 @@ def test_the_local_engine_writes_the_same_outputs_in_workers(tmp_path):
     for workers in ("1", "2"):
         out = tmp_path / f"out{workers}.jsonl"
         code = main(["anonymize", str(src), "-o", str(out), "--label-field", "label", "--workers", workers,
-                     "--no-progress", "--db", str(tmp_path / f"veil{workers}.db")])
+                     "--concurrency", "2", "--no-progress", "--db", str(tmp_path / f"veil{workers}.db")])
         assert code == 0
         outs[workers] = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["anonymized_text"] for r in outs["2"]] == [r["anonymized_text"] for r in outs["1"]]
@@ -114,3 +114,36 @@ def test_workers_are_for_the_local_engine(tmp_path, capsys):
     src.write_text(json.dumps({"text": "Hello."}) + "\n")
     assert main(["anonymize", str(src), "--engine", "llm", "--workers", "2"]) != 0
     assert "--workers is for the local engine" in capsys.readouterr().err
+
+
+def test_every_worker_gets_work_before_any_gets_a_second_item():
+    async def work(i):
+        await asyncio.sleep(0.05)
+        return os.getpid()
+
+    results = asyncio.run(run_concurrently(list(range(16)), work, concurrency=16, workers=4, lost=_lost,
+                                           show_progress=False))
+    assert len(set(results)) == 4
+
+
+def test_a_worker_that_cannot_start_loses_its_items_and_says_why():
+    async def work(i):
+        return ("done", i)
+
+    async def in_worker():
+        raise RuntimeError("too many clients")
+
+    results = asyncio.run(asyncio.wait_for(run_concurrently(
+        list(range(8)), work, workers=2, in_worker=in_worker, lost=_lost, show_progress=False), 60))
+    assert all(r[0] == "lost" for r in results)
+    assert all("too many clients" in r[2] or "no worker process" in r[2] for r in results)
+
+
+def test_a_result_that_cannot_be_sent_back_fails_its_item_only():
+    async def work(i):
+        return (lambda: i) if i == 2 else ("done", i)
+
+    results = asyncio.run(asyncio.wait_for(run_concurrently(
+        list(range(8)), work, workers=2, concurrency=2, lost=_lost, show_progress=False), 60))
+    assert results[2][0] == "lost" and "could not be sent back" in results[2][2]
+    assert all(r == ("done", i) for i, r in enumerate(results) if i != 2)

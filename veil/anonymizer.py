@@ -139,6 +139,9 @@ class Anonymizer:
         if not self.forkable:
             raise RuntimeError(f"the {self.engine.name} engine does not run in worker processes")
         old = self.memory
+        # the parent's connections stay referenced, never closed or used here: closing a SQLite
+        # connection a fork copied breaks the parent's locks on the file
+        self._inherited = (old, self._saver_cm, self.graph)
         self.memory = MemoryStore(old.url or old.path, store_text=old._store_text)
         self._saver_cm = open_checkpointer(self.memory.checkpoint_db)
         self.graph = build_graph(checkpointer=await self._saver_cm.__aenter__())

@@ -13,6 +13,7 @@ rerun of a journalled batch redoes them)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import sys
 import time
@@ -111,17 +112,27 @@ def can_fork() -> bool:
 
 
 def default_workers() -> int:
-    """The cores this process may run on (its CPU affinity, as a container limits it)."""
+    """The cores this process may use: its CPU affinity, and a cgroup v2 CPU quota (a
+    container's ``--cpus``) when it is lower, at most 8 (each worker holds its own caches and
+    copies of the pages it touches)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+    try:
+        quota, period = open("/sys/fs/cgroup/cpu.max").read().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, int(int(quota) // int(period))))
+    except (OSError, ValueError):
+        pass
+    return max(1, min(cores, 8))
 
 
-def _after_fork() -> None:
+def _after_fork(parent: int) -> None:
     """In a forked worker: one torch thread per process (a fork keeps none of the parent's
     OpenMP threads, and torch's pool then hangs at its first parallel region; the workers
-    share the cores instead), and no event loop inherited from the parent's thread."""
+    share the cores instead), one BLAS thread, and no event loop inherited from the parent's
+    thread."""
     try:  # and it dies with its parent (a killed batch leaves no worker writing behind it)
         import ctypes
         import signal
@@ -129,32 +140,56 @@ def _after_fork() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
-    if os.getppid() == 1:
+    if os.getppid() != parent:
         os._exit(1)  # the parent died before the line above ran
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(1)
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+    except Exception:  # (threadpoolctl comes with scikit-learn; without it BLAS keeps its threads)
+        pass
     asyncio.events._set_running_loop(None)
     asyncio.set_event_loop(None)
 
 
-def _worker_main(index: int, inbox: Any, outbox: Any, items: Sequence[Any], work: Callable[[Any], Awaitable[Any]],
-                 concurrency: int, in_worker: Any) -> None:
+def _worker_main(index: int, parent: int, inbox: Any, outbox: Any, others: list[Any], items: Sequence[Any],
+                 work: Callable[[Any], Awaitable[Any]], concurrency: int, in_worker: Any) -> None:
     """A worker: takes item numbers from its own pipe (the parent sends the next one as each
     result comes back, and None at the end), sends (number, result, why) back on its own pipe.
     One pipe each way per worker: no lock is shared with another worker, so one that dies (the
-    OOM killer) cannot leave the others waiting on a lock it held."""
-    _after_fork()
+    OOM killer) cannot leave the others waiting on a lock it held. Whatever happens, the
+    process ends (``os._exit``): no thread it started can keep it alive with the parent waiting."""
+    _after_fork(parent)
+    for conn in others:  # earlier workers' pipe ends, inherited: not this worker's
+        conn.close()
+    code = 0
+
+    def send(msg: tuple) -> None:
+        try:
+            outbox.send(msg)
+        except Exception as e:  # an unpicklable result: the item fails, said why
+            outbox.send((msg[0], None, f"internal error (the result could not be sent back: {type(e).__name__})"))
 
     async def main() -> None:
-        close = await in_worker() if in_worker is not None else None
+        loop = asyncio.get_running_loop()
         jobs: asyncio.Queue = asyncio.Queue()
 
-        async def reader() -> None:
-            while (i := await asyncio.to_thread(inbox.recv)) is not None:
-                jobs.put_nowait(i)
+        def read() -> None:  # a daemon thread: never joined, so never what keeps the worker alive
+            try:
+                while (i := inbox.recv()) is not None:
+                    loop.call_soon_threadsafe(jobs.put_nowait, i)
+            except (EOFError, OSError):
+                pass
             for _ in range(max(1, concurrency)):
-                jobs.put_nowait(None)
+                loop.call_soon_threadsafe(jobs.put_nowait, None)
+
+        close = await in_worker() if in_worker is not None else None
+        import threading
+
+        threading.Thread(target=read, name="veil-worker-inbox", daemon=True).start()
 
         async def lane() -> None:
             while (i := await jobs.get()) is not None:
@@ -162,18 +197,31 @@ def _worker_main(index: int, inbox: Any, outbox: Any, items: Sequence[Any], work
                     r = await work(items[i])
                 except Exception as e:  # the item fails, not the worker: its result is lost(item, why)
                     log.error("worker_item_failed", worker=index, item=i, error=type(e).__name__)
-                    outbox.send((i, None, f"internal error ({type(e).__name__}: {str(e)[:300]})"))
+                    send((i, None, f"internal error ({type(e).__name__}: {str(e)[:300]})"))
                     continue
-                outbox.send((i, r, None))
+                send((i, r, None))
 
         try:
-            await asyncio.gather(reader(), *(lane() for _ in range(max(1, concurrency))))
+            await asyncio.gather(*(lane() for _ in range(max(1, concurrency))))
         finally:
             if close is not None:
                 await close()
 
-    asyncio.run(main())
-    outbox.close()
+    try:
+        asyncio.run(main())
+    except BaseException as e:  # the worker's documents in flight are lost; the parent says why
+        log.error("worker_failed", worker=index, error=type(e).__name__)
+        try:
+            outbox.send(("fatal", None, f"the worker process failed ({type(e).__name__}: {str(e)[:300]})"))
+        except Exception:
+            pass
+        code = 1
+    try:
+        outbox.close()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
 
 
 async def _run_forked(
@@ -197,52 +245,71 @@ async def _run_forked(
     results: list[R | None] = [None] * len(items)
     unsent = list(range(len(items)))[::-1]  # popped from the end: in input order
     held: list[set[int]] = [set() for _ in range(workers)]
-    failed = 0
+    fatal: dict[int, str] = {}  # worker -> why it failed
+    failed = done = 0
     t0 = time.perf_counter()
+    parent = os.getpid()
     log.info("batch_workers", n=len(items), workers=workers)
-    procs, inboxes, outboxes = [], [], []
-    for w in range(workers):
-        inbox_r, inbox_w = ctx.Pipe(duplex=False)
-        outbox_r, outbox_w = ctx.Pipe(duplex=False)
-        p = ctx.Process(target=_worker_main, args=(w, inbox_r, outbox_w, items, work, lanes, in_worker),
-                        name=f"veil-worker-{w}", daemon=True)
-        p.start()
-        inbox_r.close()
-        outbox_w.close()  # (the parent's copy: the pipe reports EOF once the worker's end closes)
-        procs.append(p)
-        inboxes.append(inbox_w)
-        outboxes.append(outbox_r)
-    alive = set(range(workers))
+    procs: list[Any] = []
+    inboxes: list[Any] = []
+    outboxes: list[Any] = []
+    alive: set[int] = set()
+    # (the objects every worker inherits stay out of the collector's way: without this, its
+    # first collection in a worker writes to, and so copies, every page of the parent's heap)
+    gc.freeze()
 
     def feed(w: int) -> None:
-        """Worker w gets items until it holds ``lanes``; with none left and none held, its end mark."""
-        while unsent and len(held[w]) < lanes:
+        """One more item for worker w while it holds fewer than ``lanes``; with none left and
+        none held, its end mark. A worker that is gone takes nothing (its pipe is broken)."""
+        if w not in alive:
+            return
+        if unsent and len(held[w]) < lanes:
             i = unsent.pop()
-            held[w].add(i)
-            inboxes[w].send(i)
-        if not unsent and not held[w]:
+            try:
+                inboxes[w].send(i)
+                held[w].add(i)
+            except (OSError, ValueError):
+                unsent.append(i)  # another worker takes it; EOF on w's outbox accounts for w
+        elif not unsent and not held[w]:
             try:
                 inboxes[w].send(None)
-            except OSError:
+            except (OSError, ValueError):
                 pass
 
     with progress_bar(disable=not show_progress) as progress:
         task = progress.add_task(description, total=len(items), rate="0.0", failed=0)
 
+        finished: set[int] = set()
+
         def finish(i: int, r: R) -> None:
-            nonlocal failed
+            nonlocal failed, done
             results[i] = r
+            finished.add(i)
+            done += 1
             if is_failure(r):
                 failed += 1
             if on_done is not None:
                 on_done(items[i], r)
-            done = sum(x is not None for x in results)
             progress.update(task, advance=1, rate=f"{done / max(1e-9, time.perf_counter() - t0):.1f}", failed=failed)
 
         try:
             for w in range(workers):
-                feed(w)
-            while any(r is None for r in results):
+                inbox_r, inbox_w = ctx.Pipe(duplex=False)
+                outbox_r, outbox_w = ctx.Pipe(duplex=False)
+                p = ctx.Process(target=_worker_main, name=f"veil-worker-{w}", daemon=True,
+                                args=(w, parent, inbox_r, outbox_w, inboxes + outboxes, items, work, lanes, in_worker))
+                p.start()
+                inbox_r.close()
+                outbox_w.close()  # (the parent's copy: the pipe reports EOF once the worker's end closes)
+                procs.append(p)
+                inboxes.append(inbox_w)
+                outboxes.append(outbox_r)
+                alive.add(w)
+            gc.unfreeze()
+            for _ in range(lanes):  # round-robin: every worker gets work before any gets a second item
+                for w in range(workers):
+                    feed(w)
+            while done < len(items):
                 if not alive:  # every worker is gone: what no worker took is lost too
                     for i in unsent:
                         finish(i, lost(items[i], "no worker process was left to run it"))
@@ -259,17 +326,24 @@ async def _run_forked(
                         code = procs[w].exitcode
                         if held[w]:
                             log.error("worker_died", worker=w, exitcode=code, lost=len(held[w]))
+                        why = fatal.get(w) or f"the worker process running it died (exit code {code})"
                         for i in sorted(held[w]):
-                            finish(i, lost(items[i], f"the worker process running it died (exit code {code})"))
+                            finish(i, lost(items[i], why))
                         held[w].clear()
+                        for v in list(alive):  # what it would have taken goes to the others
+                            feed(v)
+                        continue
+                    if i == "fatal":
+                        fatal[w] = str(why)
                         continue
                     held[w].discard(i)
-                    if results[i] is None:
+                    if i not in finished:
                         finish(i, r if why is None else lost(items[i], why))
                     feed(w)
         finally:
+            gc.unfreeze()
             for w, p in enumerate(procs):
-                if p.is_alive() and any(r is None for r in results):
+                if p.is_alive() and done < len(items):
                     p.kill()  # (interrupted: no worker outlives the batch)
                 try:
                     inboxes[w].send(None)

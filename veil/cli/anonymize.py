@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_run_option_args(p)  # --profile, -k/--top-k, --p-max, --u-target, --max-iterations, --memory-window
     p.add_argument("--concurrency", type=int, default=16, help="documents in flight at once, per process (default 16)")
     p.add_argument("--workers", type=int, help="worker processes for a batch on the local engine (default: one per "
-                   "core this process may use; the local engine's work holds Python's GIL, so one process uses about "
+                   "core this process may use, at most 8; 1 with a PostgreSQL --db; the local engine's work holds Python's GIL, so one process uses about "
                    "one core). A batch of fewer than 4 documents per worker runs in fewer")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_restart_arg(p)

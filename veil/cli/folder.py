@@ -97,9 +97,13 @@ async def safe_anonymize(anon: Anonymizer, doc: Document, run_id: str | None = N
 
 def worker_options(args: argparse.Namespace, anon: Anonymizer, ids: Callable[[Any], tuple[str, str]]) -> dict[str, Any]:
     """``--workers`` for :func:`veil.batch.run_concurrently`: forked worker processes for the
-    embedded engine (default: one per core this process may use); ``ids(item)`` is the item's
+    embedded engine (default: :func:`veil.batch.default_workers`, one with a PostgreSQL store); ``ids(item)`` is the item's
     (document id, run id) for the failed result of an item whose worker died."""
-    workers = args.workers if getattr(args, "workers", None) is not None else default_workers()
+    workers = getattr(args, "workers", None)
+    if workers is None:
+        # (a PostgreSQL store: each worker opens its own connection pools; many workers by
+        # default would reach the server's connection limit, so there they are asked for)
+        workers = 1 if anon.memory.backend == "postgres" else default_workers()
 
     def lost(item: Any, why: str) -> AnonymizeResult:
         doc_id, run_id = ids(item)
