@@ -5,10 +5,10 @@ finished documents so an interrupted batch resumes without redoing or duplicatin
 The embedded engine's work is Python (a planner, parses, an attacker) that holds the GIL: one
 process uses about one core however many documents are in flight. ``workers`` > 1 forks that
 many worker processes once the batch is prepared; each inherits the prepared batch and the
-loaded models (nothing is pickled but the results), takes every ``workers``-th document and
-sends each result back as it finishes, so the progress bar, the journal and ``on_done`` stay in
-the parent. A worker that dies loses only its documents in flight: they come back failed (a
-rerun of a journalled batch redoes them)."""
+loaded models (nothing is pickled but the results). The parent deals item numbers round-robin,
+then one more to a worker as each of its results comes back, so the progress bar, the journal
+and ``on_done`` stay in the parent. A worker that dies loses only the documents it held: they
+come back failed with the reason (a rerun of a journalled batch redoes them)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import asyncio
 import gc
 import os
 import sys
+import threading
 import time
 from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
@@ -187,8 +188,6 @@ def _worker_main(index: int, parent: int, inbox: Any, outbox: Any, others: list[
                 loop.call_soon_threadsafe(jobs.put_nowait, None)
 
         close = await in_worker() if in_worker is not None else None
-        import threading
-
         threading.Thread(target=read, name="veil-worker-inbox", daemon=True).start()
 
         async def lane() -> None:
