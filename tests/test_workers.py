@@ -147,3 +147,46 @@ def test_a_result_that_cannot_be_sent_back_fails_its_item_only():
         list(range(8)), work, workers=2, concurrency=2, lost=_lost, show_progress=False), 60))
     assert results[2][0] == "lost" and "could not be sent back" in results[2][2]
     assert all(r == ("done", i) for i, r in enumerate(results) if i != 2)
+
+
+@pytest.mark.parametrize("journalled", [True, False])
+def test_the_run_of_a_document_whose_worker_died_is_marked_failed(tmp_path, monkeypatch, journalled):
+    """The worker dies (killed, out of memory) after the document's run was recorded: the output
+    says the document failed, and so does the run store (`veil trace`, the API's runs), not
+    "running" for ever. (A fault injected into the engine, not into the client.)"""
+    from veil.anonymizer import Anonymizer
+    from veil.memory.store import MemoryStore
+
+    dies = "2"
+
+    async def dying(self, doc, *, run_id=None, **kw):
+        self.memory.create_run(run_id, doc_id=doc.id, config={})
+        os._exit(9)
+
+    real = Anonymizer.anonymize
+
+    async def anonymize(self, doc, *args, **kw):
+        if doc.id == dies and os.getpid() != parent:
+            await dying(self, doc, **kw)
+        return await real(self, doc, *args, **kw)
+
+    parent = os.getpid()
+    monkeypatch.setattr(Anonymizer, "anonymize", anonymize)
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": str(i), "text": t, "label": ["architect", "chef", "tennis player"][i % 3]})
+                           + "\n" for i, t in enumerate(BIOS)))
+    db = tmp_path / "veil.db"
+    out = tmp_path / "out.jsonl"
+    args = ["anonymize", str(src), "--label-field", "label", "--workers", "2", "--concurrency", "1",
+            "--no-progress", "--db", str(db)]
+    code = main(args + (["-o", str(out)] if journalled else []))
+    assert code != 0  # one document failed
+    with MemoryStore(db) as store:
+        runs = {r["doc_id"]: r for r in store.list_runs(limit=100)}
+        lost = store.get_run(runs[dies]["run_id"])
+    assert lost["status"] == "failed" and "died" in (lost["error"] or "")
+    assert {r["status"] for d, r in runs.items() if d != dies} == {"done"}
+    if journalled:
+        rows = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+        assert "died" in rows[dies]["error"] and rows[dies]["run_id"] == lost["run_id"]
+        assert not any("error" in r for i, r in rows.items() if i != dies)

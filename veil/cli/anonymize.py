@@ -132,16 +132,19 @@ async def _run(args: argparse.Namespace, config: AnonymizeConfig, kind: str, ite
                 if journal:
                     journal.add(doc.id, r.model_dump())
 
+            # a stable run id within a journalled batch: an interrupted document resumes from its
+            # checkpoint; chosen here, before any worker forks, so that the run of a document whose
+            # worker died is the one marked failed
+            run_ids = {d.id: batch_run_id(batch_id, d.id) if batch_id else new_run_id() for d in todo}
+
             async def work(doc: Document) -> AnonymizeResult:
-                # a stable run id within a journalled batch: an interrupted document resumes from
-                # its checkpoint
-                return await safe_anonymize(anon, doc, batch_run_id(batch_id, doc.id) if batch_id else None)
+                return await safe_anonymize(anon, doc, run_ids[doc.id])
 
             await run_concurrently(
                 todo, work, concurrency=args.concurrency, on_done=done,
                 is_failure=lambda r: r.status != "done",
                 show_progress=False if args.no_progress else None,
-                **worker_options(args, anon, lambda d: (d.id, batch_run_id(batch_id, d.id) if batch_id else new_run_id())),
+                **worker_options(args, anon, lambda d: (d.id, run_ids[d.id])),
             )
     seconds = time.perf_counter() - t0
     ordered = [AnonymizeResult.model_validate(results[d.id]) for d in docs]

@@ -52,11 +52,13 @@ from veil.graphs.anonymize import AnonymizeConfig
 from veil.io import (BATCH_KEY, BadRecord, Journal, added_fields, atomic_write_text, bad_record_output,
                      check_output_folder, check_resume, check_usable, choose_output_field, file_sha256, invalid,
                      option_differences, output_record, read_text_file, records_to_items, write_output)
+from veil.logging import get_logger
 
 TEXT_SUFFIXES = (".txt", ".md")
 MANIFEST = "manifest.jsonl"
 JOURNAL = ".veil-journal.jsonl"
 OPTIONS = ".veil-options.json"  # the options of the run that wrote OUTDIR (a finished run has no journal)
+log = get_logger(__name__)
 
 
 # -- shared ------------------------------------------------------------------------------------
@@ -107,6 +109,10 @@ def worker_options(args: argparse.Namespace, anon: Anonymizer, ids: Callable[[An
 
     def lost(item: Any, why: str) -> AnonymizeResult:
         doc_id, run_id = ids(item)
+        try:  # the run the dead worker had started says so too (`veil trace`, the API's runs)
+            anon.memory.finish_run(run_id, error=why)
+        except Exception as e:  # the store's failure must not lose the batch's other results
+            log.warning("lost_run_not_marked", run_id=run_id, error=type(e).__name__)
         return AnonymizeResult(run_id=run_id, doc_id=doc_id, status="failed", error=why)
 
     return {"workers": workers if anon.forkable else 1, "in_worker": anon.in_worker, "lost": lost}
