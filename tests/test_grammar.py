@@ -72,6 +72,11 @@ def units_of(text: str) -> dict[str, list[str]]:
      ", where she completed a BMus degree at Trinity College of Music, and later two postgraduate diplomas"),
     ("He moved to Paris, where he studied law, and he later became a judge.", "relative clause",
      ", where he studied law,"),
+    # a referential adverb is an adverb phrase of its own, with the commas that set it off
+    ("She is also a tennis player.", "adverb", "also"),
+    ("He instead decided to leave.", "adverb", "instead"),
+    ("He, too, was born in Paris.", "adverb", ", too,"),
+    ("He won the cup, too.", "adverb", ", too"),
 ])
 def test_removable_dependents_are_whole_constituents_with_their_punctuation(text, kind, piece):
     assert piece in units_of(text).get(kind, []), units_of(text)
@@ -1744,6 +1749,28 @@ def test_a_unique_claim_goes_with_its_sentence_where_another_sentence_says_the_l
     out = asyncio.run(engine.optimizer.optimize(text, task, "privacy", PrivacyResult(score=1, k=10),
                                                 UtilityResult(score=1.0), [], batch=batch)).text
     assert "pair" not in out and "oldest" not in out and "tennis player" in out, out
+
+
+def test_an_adverb_that_points_back_goes_after_a_deletion_before_it(engine):
+    """"She is also a player", "he was also elected twice", "He instead decided" were outputs
+    whose antecedent the edits had removed: a referential adverb after a deletion in its sentence
+    or the two before goes (its loss is true); with nothing removed before it, it stays."""
+    opt = engine.optimizer
+    text = ("Lang is a German cyclist. In 2011, he won a stage of the Tour de France for Omega Pharma. "
+            "He also won the prize for the best climber. He, too, rode for Omega Pharma.")
+    task = Task(original=text, doc_id="adv", name="Sebastian Lang", label="Cyclist")
+    batch = asyncio.run(engine.prepare([Document(id="adv", text=text, name="Sebastian Lang", label="Cyclist")]))
+    plan = opt.base_plan(task, batch)
+    adverbs = [plan.units[j].text for j, u in enumerate(plan.units) if u.kind == "adverb"]
+    assert adverbs == ["also", ", too,"], adverbs
+    plan.choice = {}
+    opt._drop_stale_adverbs(plan)
+    assert plan.render() == text  # nothing removed: "also" still has what it points at
+    plan.choice = {plan.analysis.sentence_unit(1): ""}
+    opt._drop_stale_adverbs(plan)
+    assert plan.render() == ("Lang is a German cyclist. He won the prize for the best climber. "
+                             "He rode for Omega Pharma."), plan.render()
+    assert all(plan.floor.get(j) == "" for j, u in enumerate(plan.units) if u.kind == "adverb")
 
 
 def test_a_sentence_that_points_back_at_a_deleted_one_goes_with_it(engine):

@@ -2601,6 +2601,26 @@ class LocalOptimizer(Optimizer):
                     continue
                 self._drop_for_good(plan, k, "points back at words the edits removed")
 
+    def _drop_stale_adverbs(self, plan: Plan) -> None:
+        """A referential adverb (:data:`veil.agents.local.units.REFERENTIAL_ADVERBS`: "also",
+        "instead", "previously", "again") goes where what it pointed back at may be gone: one of
+        the two sentences before it, or a conjunct before it in its own sentence ("He was also
+        elected twice." after the sentence of his first office went). Not after a bracket or a
+        fronted phrase ("David Mulford (born 1937) was an ambassador. ... he was also a banker"
+        still has its antecedent). Its loss is always true; part of the floor."""
+        analysis = plan.analysis
+        for j, u in enumerate(plan.units):
+            if u.kind != "adverb" or j in plan.choice or plan.covering(j) is not None:
+                continue
+            si = u.sentence
+            if not plan.render_sentence(si):
+                continue  # its sentence went
+            deleted = any(plan.choice.get(analysis.sentence_unit(x)) == "" for x in range(max(0, si - 2), si)) or any(
+                plan.choice.get(k) == "" and plan.units[k].kind == "conjunct" and plan.units[k].end <= u.start
+                and plan.covering(k) is None for k in analysis.by_sentence(si))
+            if deleted and plan.try_choose(j, "", "points back at what the edits may have removed"):
+                plan.floor[j] = ""
+
     @staticmethod
     def _noun_still_said(plan: Plan, si: int, start: int, noun: str, said: str) -> bool:
         """Is the noun a pointer at ``start`` points back with still named before it? Where the
@@ -2782,6 +2802,7 @@ class LocalOptimizer(Optimizer):
             self._drop_stubs(plan, task)
             self._drop_orphans(plan, task)
             self._drop_dangling(plan, task)
+            self._drop_stale_adverbs(plan)
             if mode == "utility":
                 plan.restored = self.restore(plan, task, batch)
             plans[key] = plan

@@ -561,6 +561,35 @@ def _name_tail(doc, comma: int, sent):
     return doc[last]
 
 
+# adverbs that presuppose something said before them: "she is also a player", "he instead
+# decided", "he had previously played", "he was elected again". Each is an adverb phrase of its
+# own (a dependent of the verb), and its loss is true: the sentence says less, never more.
+REFERENTIAL_ADVERBS = frozenset("also instead previously again too likewise similarly additionally".split())
+
+
+def _referential_adverb(tok, sent) -> Constituent | None:
+    """``tok`` as a removable referential adverb (:data:`REFERENTIAL_ADVERBS`): a one-word adverb
+    phrase of a verb or predicate, inside its clause (a sentence-initial "Also," is
+    ``optimizer._CONNECTIVE``'s), with the comma that sets a closing "too" off."""
+    if tok.lower_ not in REFERENTIAL_ADVERBS or tok.dep_ != "advmod" or list(tok.children) \
+            or tok.head.pos_ not in ("VERB", "AUX", "ADJ", "NOUN", "PROPN") or tok.i == sent.start:
+        return None
+    doc = tok.doc
+    prev = doc[tok.i - 1]
+    nxt = doc[tok.i + 1] if tok.i + 1 < sent.end else None
+    if prev.text in ("(", "-", "–", "—") or (nxt is not None and nxt.text in (")", "-", "–", "—")):
+        return None
+    if prev.text == ",":
+        if nxt is not None and nxt.text == ",":  # "He, too, was born": both commas go
+            return Constituent("adverb", (Piece(prev.idx, nxt.idx + 1),), 0, 1)
+        if nxt is None or nxt.is_punct and nxt.text in ".!?;":  # "..., too."
+            return Constituent("adverb", (Piece(prev.idx, tok.idx + len(tok.text)),), 0, 1)
+        return None
+    if nxt is not None and nxt.text == ",":
+        return None  # "He was, instead, ..." with one comma: a parse of something else
+    return Constituent("adverb", (Piece(tok.idx, tok.idx + len(tok.text)),), 0, 1)
+
+
 def constituents(doc, sentences: list[tuple[int, int]]) -> list[Constituent]:
     """Every removable dependent of every sentence, then the sentences themselves."""
     out: list[Constituent] = []
@@ -574,7 +603,8 @@ def constituents(doc, sentences: list[tuple[int, int]]) -> list[Constituent]:
             seen.add(c.pieces)
             out.append(Constituent(c.kind, c.pieces, si, c.n_tokens))
         first = _first_conjunct(sent)
-        for c in _brackets(sent) + ([first] if first else []):  # whatever the parse made of it ("(born Daniel Nall)")
+        adverbs = [c for tok in sent if (c := _referential_adverb(tok, sent)) is not None]
+        for c in _brackets(sent) + ([first] if first else []) + adverbs:  # whatever the parse made of it ("(born Daniel Nall)")
             if c.pieces not in seen:
                 seen.add(c.pieces)
                 out.append(Constituent(c.kind, c.pieces, si, c.n_tokens))
@@ -583,4 +613,4 @@ def constituents(doc, sentences: list[tuple[int, int]]) -> list[Constituent]:
     return out
 
 
-__all__ = ["Constituent", "Piece", "RANKING", "REMOVABLE", "constituents", "is_ordinal"]
+__all__ = ["Constituent", "Piece", "RANKING", "REFERENTIAL_ADVERBS", "REMOVABLE", "constituents", "is_ordinal"]
