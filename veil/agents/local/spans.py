@@ -1375,7 +1375,12 @@ def _entity_spans(text: str, doc) -> list[Span]:
     first_names = lexicon()["first_names"]
     for t in doc:
         lw = t.lower_
-        if not t.text[:1].isupper() or (t.ent_type_ and t.ent_type_ != "NORP") or (t.idx, t.idx + len(t.text)) in seen:
+        # (a given name the NER took for a date: "Simon Day" of "comedians including Simon Day, Harry
+        # Hill" was a DATE, and stayed as written)
+        misdated = t.ent_type_ == "DATE" and t.ent_iob_ == "B" and (lw in first_names or fold(lw) in first_names) \
+            and not any(c.isdigit() for c in t.doc[t.i:t.i + 3].text)
+        if not t.text[:1].isupper() or (t.ent_type_ and t.ent_type_ != "NORP" and not misdated) \
+                or (t.idx, t.idx + len(t.text)) in seen:
             continue
         if lw in person_tokens:
             spans.append(_name_part(doc, t, text))
@@ -1389,12 +1394,22 @@ def _entity_spans(text: str, doc) -> list[Span]:
                 and (org := _untagged_org(text, doc, t.i)) is not None:
             spans.append(org)  # a name the NER left untagged whose last word says what it is ("Exponent Corporation")
             seen.update((x.idx, x.idx + len(x.text)) for x in doc[t.i:t.i + len(org.text.split())])
+        elif t.pos_ == "PROPN" and (lw in first_names or fold(lw) in first_names) and t.i > 0 \
+                and (p := doc[t.i - 1]).pos_ == "PROPN" and p.text[:1].isupper() and not p.ent_type_ \
+                and (p.idx, t.idx) == (p.idx, p.idx + len(p.text) + 1) \
+                and (info := place_info(f"{p.text} {t.text}")) is not None:
+            # a given name inside a place's name the NER left untagged: "the San Francisco Bay Area
+            # group" ("the San Person ADV Bay Area" was an output)
+            e = t.idx + len(t.text)
+            spans.append(Span(p.idx, e, text[p.idx:e], "LOCATION", 0.7, f"gazetteer:{info['kind']}", info))
+            seen.update({(p.idx, p.idx + len(p.text)), (t.idx, e)})
         elif t.pos_ == "PROPN" and (lw in first_names or fold(lw) in first_names) and lw not in lexicon()["nonname"]:
             # (diacritics folded: "Eugène Martin" was "Eugène Person ALD")
             # with the capitalised proper nouns after it the NER also left untagged: "Wynn Bullock"
             end = t.i + 1
             while end < min(len(doc), t.i + 4) and ((doc[end].pos_ == "PROPN" and doc[end].text[:1].isupper()
-                                                      and not doc[end].ent_type_ and doc[end].lower_ not in lexicon()["nonname"])
+                                                      and ((not doc[end].ent_type_ and doc[end].lower_ not in lexicon()["nonname"])
+                                                           or (misdated and doc[end].ent_iob_ == "I")))
                                                      or (_PARTICLE.fullmatch(doc[end].text) and end + 1 < min(len(doc), t.i + 4)
                                                          and doc[end + 1].pos_ == "PROPN" and doc[end + 1].text[:1].isupper()
                                                          and not doc[end + 1].ent_type_)):
