@@ -72,6 +72,9 @@ def units_of(text: str) -> dict[str, list[str]]:
      ", where she completed a BMus degree at Trinity College of Music, and later two postgraduate diplomas"),
     ("He moved to Paris, where he studied law, and he later became a judge.", "relative clause",
      ", where he studied law,"),
+    # a bracket after an apposed name is the appositive's, wherever the parse hung its closing half
+    ("John Hunter was a Scottish surgeon. His wife, Anne Hunter (née Home), was a minor poet, some of whose poems "
+     "were set to music by Joseph Haydn.", "appositive", ", Anne Hunter (née Home),"),
     # a referential adverb is an adverb phrase of its own, with the commas that set it off
     ("She is also a tennis player.", "adverb", "also"),
     ("He instead decided to leave.", "adverb", "instead"),
@@ -1074,6 +1077,23 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ('Thomas Stuart Price "Tom" Perriello (born October 9, 1974) is an American attorney, diplomat and Democratic '
      "Party politician. He ran for office and his party lost.", "Tom Perriello",
      "He is an American attorney, diplomat and politician."),
+    # a phrase that only lists persons goes whole ("including Person VB, Person VD, Person VG, ..." was an
+    # output), a given name the NER took for a date among them too ("Simon Day" stayed as written)
+    ("Ben Kay is a British comedian. He has worked as script editor for other comedians including Simon Day, "
+     "Harry Hill, Lee Evans and Jack Dee. He was one of the best doubles players, alongside Mark Woodforde, Todd "
+     "Woodbridge and Paul Haarhuis. He won and his team won.", "Ben Kay",
+     "He is a British comedian. He has worked as script editor for other comedians. He was one of the best doubles "
+     "players."),
+    # a name after the noun that says what it is goes, the noun stays; a given name inside a place's name is
+    # the place's ("the San Person ADV Bay Area non-profit group" and "the ... group organization" were outputs)
+    ("Linda Connor is an American photographer. She is also a founding director of the San Francisco Bay Area "
+     "non-profit group Friends of Photography. Her film Moonlight Stories won a prize. She won and her team won.",
+     "Linda Connor", "She is an American photographer. She is also a founding director of the Bay Area non-profit "
+     "group. Her film won a prize."),
+    # a later conjunct is what its list's verb says too, and a list of one kind is counted, "the" and all
+    # ("He has played for a team and an organization." was an output)
+    ("Tom Ray is an American lacrosse player. He has played for the Rochester Rattlers and the Baltimore Bayhawks. "
+     "He won and his team won.", "Tom Ray", "He is an American lacrosse player. He has played for two teams."),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)

@@ -73,7 +73,7 @@ _KIND_OF_ORGANIZATION = re.compile(r"\b(an? (?:[a-z]+ )?(?:organization|team|clu
 _KIND_PHRASE = re.compile(r"(an?) ((?:[a-z-]+ ){0,2}[a-z]+)")
 # a gap between two kind phrases that makes them items of one list ("an award for X, an award for Y
 # and an award"): tidy() counts a list's items; "another" is for a second mention outside one
-_LIST_GAP = re.compile(r"(?:,|;|\b(?:and|or|nor|as well as))\s*$")  # (a joint right before the second)
+_LIST_GAP = re.compile(r"(?:,|;|\b(?:and|or|nor|as well as))\s*(?:[Tt]he\s+)?$")  # (a joint right before the second)
 
 
 def _another(reps: list[tuple[int, Span, str]], sentence: str) -> list[tuple[int, Span, str]]:
@@ -615,6 +615,12 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                 d = dataclasses.replace(d, replacement=f"{article_for(role_words)} {role_words}", ladder=(),
                                         drop_unit=False, or_sentence=False,
                                         reason="a person's name after their role noun goes; the role takes an article")
+        if s.type in ("ORG", "WORK") and d.replacement and _kind_noun_before(s, doc):
+            # "the non-profit group Friends of Photography", "his film Titanic": the noun before the
+            # name says what it is; the name goes, the noun stays ("the Bay Area non-profit group
+            # organization" was an output)
+            d = dataclasses.replace(d, replacement="", ladder=(), drop_unit=False, or_sentence=False,
+                                    reason="a name after the noun that says what it is goes")
         if s.meta.get("lead") is not None and d.replacement in _PRONOUNS:
             a = s.meta["lead"]
             s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
@@ -1099,6 +1105,28 @@ def _nationality_of(s: Span, doc) -> str | None:
     return None
 
 
+# nouns that say what an organisation or a work is, before its name
+_KIND_NOUNS = frozenset("""group company firm band club team organization organisation charity foundation magazine
+newspaper journal film movie novel book album song single show series play opera label agency studio network
+channel school university college party union association society orchestra choir ensemble restaurant hotel
+gallery museum publisher store brand program programme project festival documentary painting sculpture poem
+collection exhibition musical sitcom podcast website bank fund institute trust""".split())
+
+
+def _kind_noun_before(s: Span, doc) -> bool:
+    """Does a common noun right before the name say what it is ("group" of "the non-profit group
+    Friends of Photography", "film" of "his film Titanic"): a singular noun the parse joins to the
+    name as its compound, or that the name is in apposition to?"""
+    toks = _tokens_in(s, doc)
+    if not toks or toks[0].i == 0:
+        return False
+    prev, inside = doc[toks[0].i - 1], range(toks[0].i, toks[-1].i + 1)
+    if prev.pos_ != "NOUN" or prev.tag_ != "NN" or prev.lower_ not in _KIND_NOUNS or not prev.text.islower():
+        return False  # ("the rookie level Grand Junction Rockies": a level is not what the team is)
+    head = next((t for t in toks if t.head.i not in inside or t.head.i == t.i), toks[-1])
+    return (prev.dep_ == "compound" and prev.head.i in inside) or (head.dep_ == "appos" and head.head.i == prev.i)
+
+
 def _role_before(s: Span, doc) -> tuple[int, bool] | None:
     """Where the singular role noun right before a person's name starts ("photographer" of
     "photographer Glen Fishback", "genre painter" of "the genre painter Sydney Hall"), and whether
@@ -1446,9 +1474,14 @@ def _with_slot(s: Span, doc) -> Span:
         # "the capital city, Bratislava": whatever replaces it is said to be that city
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "names_a_noun": True})
     if head is not None and s.type in ("ORG", "LOCATION", "PROPER", "NAME", "PERSON"):
-        # the verb that governs it ("graduated from X", "played for X"): what X must be (policy.SLOT_KINDS)
-        prep = head.head if head.dep_ == "pobj" else None
-        verb = prep.head if prep is not None else head.head if head.dep_ == "dobj" else None
+        # the verb that governs it ("graduated from X", "played for X"): what X must be (policy.SLOT_KINDS);
+        # a later conjunct's is its list's first item's ("played for a team and an organization" of
+        # "played for the Rochester Rattlers and the Baltimore Bayhawks" was an output)
+        first = head
+        while first.dep_ == "conj" and first.head.i < first.i:
+            first = first.head
+        prep = first.head if first.dep_ == "pobj" else None
+        verb = prep.head if prep is not None else first.head if first.dep_ == "dobj" else None
         if verb is not None and (verb.pos_ == "VERB" or (verb.pos_ == "NOUN" and prep is not None)):
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence,
                      {**s.meta, "governor": (verb.lemma_.lower(), prep.lower_ if prep is not None else None)})
@@ -1878,6 +1911,12 @@ _EMPTY_ITEM = re.compile(r"(?:\\n|\n)[ \t]*[*•‣][ \t]*(?=\\n|\n|$)")
 _BARE_HEADING = re.compile(r"(?:(?<=[.!?])|^)[ \t]*[^.!?\n\\]{1,60}:[ \t]*(?:\\n|\n|\s)*$")
 
 
+# the words of a phrase that only lists persons: "including A, B and C", "alongside A and B"; it
+# opens with one of the first (never "with": "worked with A and B, among others" needs its phrase)
+_NAME_LIST_OPENERS = ("including", "alongside", "notably", "especially", "namely")
+_NAME_LIST_WORDS = frozenset(_NAME_LIST_OPENERS + ("and", "or"))
+
+
 @dataclass
 class Plan:
     analysis: Analysis
@@ -2237,6 +2276,26 @@ class LocalOptimizer(Optimizer):
                      and units[i].span.type == "PERSON" and u.start <= units[i].start and units[i].end <= u.end]
             if len(names) >= 2 and not any(units[i].span.meta.get("slot") == "subject" for i in names):
                 plan.try_choose(j, "", "a list of names a colon opens goes whole")
+        text = plan.analysis.text
+        for j, u in enumerate(units):
+            # "for other comedians including A, B, C, D, E and F", "alongside A, B and C": a phrase
+            # that only lists persons goes whole ("including Person VB, Person VD, Person VG, ..."
+            # was an output: pseudonyms say nothing to a reader, and each still names someone)
+            if u.kind != "prepositional phrase" or j in plan.choice \
+                    or not re.match(rf"[\s,]*(?:{'|'.join(_NAME_LIST_OPENERS)})\b", u.text, re.I):
+                continue
+            names = [units[i] for i in plan.analysis.by_sentence(u.sentence) if units[i].kind == "span"
+                     and units[i].span is not None and units[i].span.type == "PERSON"
+                     and u.start <= units[i].start and units[i].end <= u.end]
+            if len(names) < 2 or any(w.span.meta.get("slot") == "subject" for w in names):
+                continue
+            rest, pos = [], u.start
+            for w in sorted(names, key=lambda w: w.start):
+                rest.append(text[pos:w.start])
+                pos = w.end
+            rest.append(text[pos:u.end])
+            if {w.lower() for w in re.findall(r"[A-Za-z']+", " ".join(rest))} <= _NAME_LIST_WORDS:
+                plan.try_choose(j, "", "a phrase that only lists persons goes whole")
 
     @staticmethod
     def _drop_life_dates(plan: Plan) -> None:

@@ -142,6 +142,16 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep not in REMOVABLE:
         return None
     left, right = tok.left_edge, tok.right_edge
+    if dep == "appos" and right.i + 1 < sent.end:
+        # a bracket after the name, or its closing half, that the parse hung elsewhere is the
+        # appositive's own: "His wife, Anne Hunter (née Home), was" (no unit, so "His wife, Person B
+        # (née Home), was" was an output)
+        doc = tok.doc
+        opened = sum(t.text == "(" for t in doc[left.i:right.i + 1]) - sum(t.text == ")" for t in doc[left.i:right.i + 1])
+        start = right.i + 1 if opened == 1 else right.i + 2 if opened == 0 and doc[right.i + 1].text == "(" else None
+        close = next((t for t in doc[start:sent.end] if t.text in ("(", ")")), None) if start is not None else None
+        if close is not None and close.text == ")" and close.i + 1 < sent.end and doc[close.i + 1].text == ",":
+            right = close
     if left.i <= sent.start and right.i >= sent.end - 1:
         return None
     if sent.root.i in range(left.i, right.i + 1):
