@@ -186,6 +186,12 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # verbs that share the object at the list's end ("he released two albums, co-wrote." was an output)
     ("He released two comedy albums, co-wrote, produced, and starred in his feature film, Beer League (2006), and "
      "released his first book.", "produced, and starred in his feature film"),
+    # a noun that says nothing without its clause or its "of" phrase; a degree adverb ("a widespread
+    # feeling." and "in terms." were outputs; "too little attention" -> "little attention" is false)
+    ("He was popular, although there was a widespread feeling that he paid too little attention to defence.",
+     "that he paid too little attention to defence"),
+    ("He was popular, although there was a widespread feeling that he paid too little attention to defence.", "too"),
+    ("Unhappy with what the shops had to offer in terms of clothing, she started to design clothes.", "of clothing"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
     flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]
@@ -385,6 +391,13 @@ def test_check_text_exempts_original_sentences():
 
 def test_tidy_never_removes_words():
     assert tidy("he moved ,  to Ohio .") == "He moved, to Ohio."
+
+
+def test_tidy_counts_a_list_of_one_kind_unless_a_bracket_qualifies_its_last_item():
+    assert tidy("He played for a team, a team and a team in Spain.") == "He played for three teams in Spain."
+    # ("and two basketball teams (one season)" was an output: the bracket was the last team's alone)
+    text = "He played for a team (two seasons), a team and a team (one season)."
+    assert tidy(text) == text
 
 
 # -- the policy ------------------------------------------------------------------------------
@@ -1090,6 +1103,20 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "non-profit group Friends of Photography. Her film Moonlight Stories won a prize. She won and her team won.",
      "Linda Connor", "She is an American photographer. She is also a founding director of the Bay Area non-profit "
      "group. Her film won a prize."),
+    # a name the parse hung elsewhere is the subject of the verb right after it, which has no other ("A prolific
+    # artist, paints in oil" and "of the Vuelta Person A wore", the subject's own pseudonym, were outputs)
+    ("Pauline Bewick is an Irish artist. A prolific artist, Bewick paints in oil, sculpts, and works with cloth. "
+     "She won and her team won.", "Pauline Bewick",
+     "She is an Irish artist. A prolific artist, she paints in oil, sculpts, and works with cloth."),
+    ("Jesús Rosendo Prado is a Spanish road bicycle racer. In 2011 due to a strong ride in a breakaway in Stage 2 "
+     "of the Vuelta Rosendo wore the white jersey for one day. He won and his team won.", "Jesús Rosendo",
+     "He is a Spanish road bicycle racer. In the 2010s due to a strong ride in a breakaway in Stage 2 of the Vuelta "
+     "he wore the white jersey for one day."),
+    # a year that said which season goes with its phrase ("he played winter ball in the season." was an output);
+    # an organisation's name before the noun it modifies goes, "the" and the noun stay
+    ("Tom Ray is an American baseball player. In between, he played winter ball with the Tiburones de La Guaira "
+     "club of the Venezuelan League in the 2009 season. He joined the NASA astronaut corps. He won and his team won.",
+     "Tom Ray", "He is an American baseball player. In between, he played winter ball. He joined the astronaut corps."),
     # a later conjunct is what its list's verb says too, and a list of one kind is counted, "the" and all
     # ("He has played for a team and an organization." was an output)
     ("Tom Ray is an American lacrosse player. He has played for the Rochester Rattlers and the Baltimore Bayhawks. "

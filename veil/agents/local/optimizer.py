@@ -58,7 +58,9 @@ _PERIOD = r"(?:\d{3}0s|\d{1,2}(?:st|nd|rd|th) century)"
 # "(the 1890s – the 1970s)" -> "(1890s–1970s)": a range in brackets takes no articles
 _BRACKET_RANGE = re.compile(rf"\((?:in )?(?:the )?(early |mid-|late )?({_PERIOD}(?:(?: in|,) [^()–]+?)?)\s*(?:[–-]|to)\s*(?:in )?(?:the )?(early |mid-|late )?({_PERIOD}(?:(?: in|,) [^()–]+?)?)\)")
 # "an organization, an organization and an organization": "three organizations"
-_SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+)?)((?:, \1 \2\b)*,? and \1 \2)\b")
+# (not before a bracket that qualifies the last item only: "a team (two seasons), a team and a team (one
+# season)" -> "and two teams (one season)" was an output)
+_SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+)?)((?:, \1 \2\b)*,? and \1 \2)\b(?!\s*\()")
 _COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}
 # a kind phrase (a ladder's rung) before the noun it already ends with ("a chess title title")
 _KIND_TWICE = re.compile(r"\b([Aa]n? (?:[a-z]+ ){0,2}?)(title|team|club|event|award|prize|medal|trophy|company|"
@@ -615,6 +617,19 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                 d = dataclasses.replace(d, replacement=f"{article_for(role_words)} {role_words}", ladder=(),
                                         drop_unit=False, or_sentence=False,
                                         reason="a person's name after their role noun goes; the role takes an article")
+        if s.type in ("DATE", "YEAR") and s.meta.get("role") == "modifier" and d.replacement == "" \
+                and re.search(r"\b[Tt]he\s+$", text[max(0, s.start - 5):s.start]) \
+                and re.match(r"\s*(?:season|year|campaign|edition|tournament|championships?|games|olympics)\b", text[s.end:], re.I):
+            # "he played winter ball in the 2009 season": "in the season" points at none; the phrase goes,
+            # else the year alone (the removal stays the fallback)
+            d = dataclasses.replace(d, drop_unit=True, reason=d.reason + "; 'the season' would point at none: its phrase goes")
+        if s.type == "ORG" and s.meta.get("role") == "modifier" and d.replacement and re.match(r"an? ", d.replacement) \
+                and (re.match(r"[Tt]he\s", s.text) or re.search(r"\b[Tt]he\s+$", text[max(0, s.start - 5):s.start])):
+            # "in the UCI rankings": a kind phrase cannot modify the noun ("in an organization rankings" was an
+            # output); the name goes, "the" and the noun stay
+            the = re.match(r"[Tt]he\s", s.text)
+            d = dataclasses.replace(d, replacement=the.group(0).strip() if the else "", ladder=(), drop_unit=False,
+                                    or_sentence=False, reason="an organisation's name modifying a noun goes")
         if s.type in ("ORG", "WORK") and d.replacement and _kind_noun_before(s, doc):
             # "the non-profit group Friends of Photography", "his film Titanic": the noun before the
             # name says what it is; the name goes, the noun stays ("the Bay Area non-profit group
@@ -1542,6 +1557,17 @@ def _with_slot(s: Span, doc) -> Span:
     if nxt is not None and nxt.text in ("'s", "’s", "'", "’") and nxt.tag_ == "POS":
         meta["slot"] = "possessive"
         end = nxt.idx + len(nxt.text)
+    elif nxt is not None and nxt.dep_ == "ROOT" and nxt.pos_ in ("VERB", "AUX") and nxt.tag_ in ("VBD", "VBZ", "VBP") \
+            and not any(c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for c in nxt.children):
+        # "in Stage 2 of the Vuelta Rosendo wore the white jersey": the parse hung the name on the
+        # phrase before it, and the verb right after it has no other subject ("the Vuelta Person A
+        # wore", the subject's own pseudonym, was an output)
+        meta["slot"] = "subject"
+    elif role == "modifier" and prv is not None and prv.text == "," and nxt is not None and nxt.tag_ in ("NNS", "VBZ") \
+            and nxt.text.islower() and not any(c.dep_ in ("det", "poss") for c in nxt.children):
+        # "A prolific artist, Bewick paints in oil": the parse's noun "paints" is the verb the name
+        # is the subject of ("A prolific artist, paints in oil" was an output)
+        meta["slot"] = "subject"
     elif role in ("counted", "modifier"):
         pass  # "minor planet 3148 Grechko": part of another name, no pronoun fits
     elif head.dep_ in ("nsubj", "nsubjpass") and prv is not None and prv.pos_ == "ADP":

@@ -39,7 +39,7 @@ winner winners runner-up recipient holder founder co-founder assistant aide advi
 delegate heir successor predecessor love passion fondness talent aptitude enthusiasm fascination devotion
 dedication commitment contribution contributions student students pupil pupils disciple apprentice master expert
 specialist pioneer graduate graduates alumnus alumna alumni fellow fellows laureate trustee trustees patron
-patrons sense""".split())  # ("He was a student." of "a student of Roman architecture": empty and misleading)
+patrons sense terms""".split())  # ("in terms of clothing" -> "in terms" was an output)  # ("He was a student." of "a student of Roman architecture": empty and misleading)
 # the noun before a verb's "as" phrase that the phrase completes ("left his role as tournament director")
 AS_NOUNS = frozenset("role roles position positions post job capacity duties seat title career stint tenure term".split())
 # words that make a preposition with the "to"/"of"/"from" after them: the phrase goes with the word
@@ -120,7 +120,10 @@ def is_ordinal(tok) -> bool:
 RANKING = frozenset("first second third fourth fifth last only sole youngest oldest earliest".split())
 _HEDGES = frozenset("allegedly reportedly unofficial unofficially later stripped disputed claimed unconfirmed".split())
 _NEEDS_ITS_CLAUSE = RANKING | {"person", "one", "man", "woman",  # "the oldest person to walk on the Moon"
-                                "fact", "idea", "notion", "belief", "claim", "view", "hope", "grounds"}  # "due to the fact he ..."
+                                "fact", "idea", "notion", "belief", "claim", "view", "hope", "grounds",  # "due to the fact he ..."
+                                # "there was a widespread feeling that he ..." ("a widespread feeling." was an output)
+                                "feeling", "impression", "perception", "sense", "suggestion", "fear", "concern",
+                                "expectation", "assumption", "rumour", "rumor", "speculation", "consensus"}
 # adjectives a predicate needs the phrase of: "he remained involved with the series" -> "he remained involved"
 NEEDS_ITS_PHRASE = frozenset("""involved interested responsible famous known based engaged associated related devoted
 dedicated committed credited renowned noted notable notorious popular eligible similar subject due prone
@@ -584,6 +587,8 @@ def _referential_adverb(tok, sent) -> Constituent | None:
     if tok.lower_ not in REFERENTIAL_ADVERBS or tok.dep_ != "advmod" or list(tok.children) \
             or tok.head.pos_ not in ("VERB", "AUX", "ADJ", "NOUN", "PROPN") or tok.i == sent.start:
         return None
+    if tok.lower_ == "too" and tok.head.i > tok.i and tok.nbor(1).text != ",":
+        return None  # a degree: "too little attention" ("little attention" says the opposite)
     doc = tok.doc
     prev = doc[tok.i - 1]
     nxt = doc[tok.i + 1] if tok.i + 1 < sent.end else None
