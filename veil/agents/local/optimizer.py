@@ -619,6 +619,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                                         reason="a person's name after their role noun goes; the role takes an article")
         if s.type in ("DATE", "YEAR") and s.meta.get("role") == "modifier" and d.replacement == "" \
                 and re.search(r"\b[Tt]he\s+$", text[max(0, s.start - 5):s.start]) \
+                and not _RANKS.search(text[slice(*sents[sentence_of(s.start)])]) \
                 and re.match(r"\s*(?:season|year|campaign|edition|tournament|championships?|games|olympics)\b", text[s.end:], re.I):
             # "he played winter ball in the 2009 season": "in the season" points at none; the phrase goes,
             # else the year alone (the removal stays the fallback)
@@ -1558,13 +1559,16 @@ def _with_slot(s: Span, doc) -> Span:
         meta["slot"] = "possessive"
         end = nxt.idx + len(nxt.text)
     elif nxt is not None and nxt.dep_ == "ROOT" and nxt.pos_ in ("VERB", "AUX") and nxt.tag_ in ("VBD", "VBZ", "VBP") \
-            and not any(c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for c in nxt.children):
+            and not any(c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj", "attr") for c in nxt.children) \
+            and (prv is None or prv.pos_ != "ADP"):
         # "in Stage 2 of the Vuelta Rosendo wore the white jersey": the parse hung the name on the
         # phrase before it, and the verb right after it has no other subject ("the Vuelta Person A
         # wore", the subject's own pseudonym, was an output)
         meta["slot"] = "subject"
     elif role == "modifier" and prv is not None and prv.text == "," and nxt is not None and nxt.tag_ in ("NNS", "VBZ") \
-            and nxt.text.islower() and not any(c.dep_ in ("det", "poss") for c in nxt.children):
+            and nxt.text.islower() and not any(c.dep_ in ("det", "poss") for c in nxt.children) \
+            and nxt.dep_ not in ("nsubj", "nsubjpass", "dobj", "pobj", "attr", "dative"):
+        # (never the subject's own noun: "In Ireland, Bewick paintings are collected")
         # "A prolific artist, Bewick paints in oil": the parse's noun "paints" is the verb the name
         # is the subject of ("A prolific artist, paints in oil" was an output)
         meta["slot"] = "subject"
@@ -1941,6 +1945,10 @@ _BARE_HEADING = re.compile(r"(?:(?<=[.!?])|^)[ \t]*[^.!?\n\\]{1,60}:[ \t]*(?:\\n
 # opens with one of the first (never "with": "worked with A and B, among others" needs its phrase)
 _NAME_LIST_OPENERS = ("including", "alongside", "notably", "especially", "namely")
 _NAME_LIST_WORDS = frozenset(_NAME_LIST_OPENERS + ("and", "or"))
+# a sentence that ranks: a phrase taken out of it may make the rank false ("the first player to ...",
+# "the team's leading scorer in the 2009 season")
+_RANKS = re.compile(r"\b(?:first|second|third|last|only|sole|youngest|oldest|earliest|most|best|leading|top|record|"
+                    r"highest|lowest|fastest|greatest|\w+est)\b", re.I)
 
 
 @dataclass
@@ -2320,6 +2328,9 @@ class LocalOptimizer(Optimizer):
                 rest.append(text[pos:w.start])
                 pos = w.end
             rest.append(text[pos:u.end])
+            a, b = plan.analysis.sentences[u.sentence]
+            if _RANKS.search(text[a:b]):
+                continue  # "He became, alongside A and B, the first player to ...": without them it is false
             if {w.lower() for w in re.findall(r"[A-Za-z']+", " ".join(rest))} <= _NAME_LIST_WORDS:
                 plan.try_choose(j, "", "a phrase that only lists persons goes whole")
 

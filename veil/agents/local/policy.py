@@ -155,7 +155,7 @@ SLOT_KINDS = {
     ("graduate", "from"): "a school", ("attend", None): "a school", ("study", "at"): "a school",
     ("educate", "at"): "a school", ("enroll", "at"): "a school", ("enrol", "at"): "a school",
     ("enroll", "in"): "a school", ("teach", "at"): "a school", ("matriculate", "at"): "a school",
-    ("degree", "from"): "a school", ("diploma", "from"): "a school", ("doctorate", "from"): "a school",
+    ("degree", "from"): "a school", ("doctorate", "from"): "a school",
     ("play", "for"): "a team", ("sign", "for"): "a team", ("loan", "to"): "a team", ("ride", "for"): "a team",
     ("race", "for"): "a team", ("player", "for"): "a team", ("coach", "of"): "a team", ("captain", "of"): "a team",
     ("basketball", "for"): "a team", ("football", "for"): "a team", ("baseball", "for"): "a team",

@@ -1378,7 +1378,10 @@ def _entity_spans(text: str, doc) -> list[Span]:
         # (a given name the NER took for a date: "Simon Day" of "comedians including Simon Day, Harry
         # Hill" was a DATE, and stayed as written)
         misdated = t.ent_type_ == "DATE" and t.ent_iob_ == "B" and (lw in first_names or fold(lw) in first_names) \
-            and not any(c.isdigit() for c in t.doc[t.i:t.i + 3].text)
+            and lw not in lexicon()["months_set"] and lw not in lexicon()["weekdays_set"] \
+            and t.i + 1 < len(doc) and doc[t.i + 1].ent_iob_ == "I" and doc[t.i + 1].pos_ == "PROPN" \
+            and doc[t.i + 1].text[:1].isupper() and not any(c.isdigit() for c in t.doc[t.i:t.i + 3].text)
+        # (never a month or a weekday: "In June, he signed" - June and August are given names too)
         if not t.text[:1].isupper() or (t.ent_type_ and t.ent_type_ != "NORP" and not misdated) \
                 or (t.idx, t.idx + len(t.text)) in seen:
             continue
@@ -1396,6 +1399,7 @@ def _entity_spans(text: str, doc) -> list[Span]:
             seen.update((x.idx, x.idx + len(x.text)) for x in doc[t.i:t.i + len(org.text.split())])
         elif t.pos_ == "PROPN" and (lw in first_names or fold(lw) in first_names) and t.i > 0 \
                 and (p := doc[t.i - 1]).pos_ == "PROPN" and p.text[:1].isupper() and not p.ent_type_ \
+                and (p.idx, p.idx + len(p.text)) not in seen and p.lower_ not in person_tokens \
                 and (p.idx, t.idx) == (p.idx, p.idx + len(p.text) + 1) \
                 and (info := place_info(f"{p.text} {t.text}")) is not None:
             # a given name inside a place's name the NER left untagged: "the San Francisco Bay Area

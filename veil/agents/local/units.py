@@ -585,8 +585,10 @@ def _referential_adverb(tok, sent) -> Constituent | None:
     phrase of a verb or predicate, inside its clause (a sentence-initial "Also," is
     ``optimizer._CONNECTIVE``'s), with the comma that sets a closing "too" off."""
     if tok.lower_ not in REFERENTIAL_ADVERBS or tok.dep_ != "advmod" or list(tok.children) \
-            or tok.head.pos_ not in ("VERB", "AUX", "ADJ", "NOUN", "PROPN") or tok.i == sent.start:
-        return None
+            or tok.head.pos_ not in ("VERB", "AUX") or tok.head.dep_ in ("amod", "compound") or tok.i == sent.start:
+        return None  # (not inside a noun phrase: "six previously unreleased songs", "a similarly named club")
+    if negated(tok.head):
+        return None  # "He never played for the team again" -> "He never played for the team" is false
     if tok.lower_ == "too" and tok.head.i > tok.i and tok.nbor(1).text != ",":
         return None  # a degree: "too little attention" ("little attention" says the opposite)
     doc = tok.doc
