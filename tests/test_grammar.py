@@ -1816,6 +1816,10 @@ def test_a_month_is_no_given_name_and_a_ranked_claim_keeps_its_phrases(engine):
                             "Woodforde, the first player to win all four majors. He was the leading scorer in the 2009 "
                             "season. He won and his team won.", name="Tom Ray")
     assert "He became the first player" not in out and "He was the leading scorer." not in out, out
+    # (one of many stays one of many without the list: "one of the best players, alongside A, B and C")
+    out = anonymize(engine, "Ben Kay is a British comedian. He was one of the best doubles players, alongside Mark "
+                            "Woodforde, Todd Woodbridge and Paul Haarhuis. He won and his team won.", name="Ben Kay")
+    assert "He was one of the best doubles players." in out, out
     # the subject's own noun is no verb: "In Ireland, she paintings are" would be what a pronoun there wrote
     out = anonymize(engine, "Pauline Bewick is an Irish artist. In Ireland, Bewick paintings are widely collected. "
                             "She won and her team won.", name="Pauline Bewick")

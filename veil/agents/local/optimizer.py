@@ -2329,8 +2329,9 @@ class LocalOptimizer(Optimizer):
                 pos = w.end
             rest.append(text[pos:u.end])
             a, b = plan.analysis.sentences[u.sentence]
-            if _RANKS.search(text[a:b]):
+            if _RANKS.search(text[a:b]) and not re.search(r"\bone of\b", text[a:b], re.I):
                 continue  # "He became, alongside A and B, the first player to ...": without them it is false
+                # (not "one of the highest ranked players, alongside A, B and C": one of many either way)
             if {w.lower() for w in re.findall(r"[A-Za-z']+", " ".join(rest))} <= _NAME_LIST_WORDS:
                 plan.try_choose(j, "", "a phrase that only lists persons goes whole")
 
