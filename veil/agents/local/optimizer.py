@@ -2704,7 +2704,8 @@ class LocalOptimizer(Optimizer):
         the two sentences before it, or a conjunct before it in its own sentence ("He was also
         elected twice." after the sentence of his first office went). Not after a bracket or a
         fronted phrase ("David Mulford (born 1937) was an ambassador. ... he was also a banker"
-        still has its antecedent). Its loss is always true; part of the floor."""
+        still has its antecedent). Its loss is true (no adverb is a unit under a negation or
+        inside a noun phrase); part of the floor."""
         analysis = plan.analysis
         for j, u in enumerate(plan.units):
             if u.kind != "adverb" or j in plan.choice or plan.covering(j) is not None:

@@ -1400,7 +1400,7 @@ def _entity_spans(text: str, doc) -> list[Span]:
         elif t.pos_ == "PROPN" and (lw in first_names or fold(lw) in first_names) and t.i > 0 \
                 and (p := doc[t.i - 1]).pos_ == "PROPN" and p.text[:1].isupper() and not p.ent_type_ \
                 and (p.idx, p.idx + len(p.text)) not in seen and p.lower_ not in person_tokens \
-                and (p.idx, t.idx) == (p.idx, p.idx + len(p.text) + 1) \
+                and t.idx == p.idx + len(p.text) + 1 \
                 and (info := place_info(f"{p.text} {t.text}")) is not None:
             # a given name inside a place's name the NER left untagged: "the San Francisco Bay Area
             # group" ("the San Person ADV Bay Area" was an output)

@@ -39,7 +39,8 @@ winner winners runner-up recipient holder founder co-founder assistant aide advi
 delegate heir successor predecessor love passion fondness talent aptitude enthusiasm fascination devotion
 dedication commitment contribution contributions student students pupil pupils disciple apprentice master expert
 specialist pioneer graduate graduates alumnus alumna alumni fellow fellows laureate trustee trustees patron
-patrons sense terms""".split())  # ("in terms of clothing" -> "in terms" was an output)  # ("He was a student." of "a student of Roman architecture": empty and misleading)
+patrons sense terms""".split())  # ("He was a student." of "a student of Roman architecture": empty and misleading;
+# "in terms of clothing" -> "in terms" was an output)
 # the noun before a verb's "as" phrase that the phrase completes ("left his role as tournament director")
 AS_NOUNS = frozenset("role roles position positions post job capacity duties seat title career stint tenure term".split())
 # words that make a preposition with the "to"/"of"/"from" after them: the phrase goes with the word
