@@ -162,7 +162,7 @@ def _period_list(m: re.Match) -> str:
 # "started training at as a child" (at 6 years old): an age's rung brings its own preposition
 _AT_AGE = re.compile(r"\b([Aa])t (as an? (?:child|teenager|adult)|at a young age|in (?:their|her|his) (?:early |mid-|late )?[a-z]+ies)\b")
 # "from the 1850s to the 1850s" -> "in the 1850s": a range whose ends generalized to one period
-_EMPTY_RANGE = re.compile(rf"\b(from|between|From|Between) (the (?:early |mid-|late )?{_PERIOD}) (?:to|until|till|and) \2")
+_EMPTY_RANGE = re.compile(rf"\b(from|between|From|Between) (the (?:early |mid-|late )?{_PERIOD}) (?:to|until|till|through|and) \2")
 _MALE = re.compile(r"\b(?:he|him|his|himself)\b", re.I)
 _FEMALE = re.compile(r"\b(?:she|her|hers|herself)\b", re.I)
 _SENTENCE_OPEN = re.compile(r"(?:^|[.!?][\"')\]]*\s+|\n\s*)$")
@@ -187,7 +187,7 @@ united national country city state""".split())
 # a sentence that opens by pointing back at the one before it
 _CONNECTIVE = re.compile(r"(?:However|Also|Moreover|Furthermore|Nevertheless|Nonetheless|In addition|Additionally|"
                          r"Still|Instead|Meanwhile|Consequently|Therefore|Thus|As a result|Likewise|Similarly),\s+(?=[a-z])")
-_ANAPHOR = re.compile(r"(?:It|Its|This|That|These|Those|Such|They|Their|There|The same|Membership|Both|Each)\b")
+_ANAPHOR = re.compile(r"(?:It|Its|This|That|These|Those|Such|They|Their|There|Here|The same|Membership|Both|Each)\b")
 # a sentence that opens by pointing back at the one before it, beyond _ANAPHOR: "Other nominees
 # include X.", "In doing so, they became ...", "Since then, he has ..." (outputs whose sentence
 # before had gone)
@@ -791,6 +791,10 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     # "Both started in the 1930s.": a pronoun that counts what the sentence before named
     pointers += [(sentence_of(t.idx), t.idx, t.idx + len(t.text), "") for t in doc
                  if t.lower_ in ("both", "neither") and t.dep_ in ("nsubj", "nsubjpass")] if english else []
+    # "The public enquiry into the latter's crash": which of two the sentence before named
+    pointers += [(sentence_of(t.idx), t.nbor(-1).idx, t.idx + len(t.text), "") for t in doc
+                 if t.lower_ in ("latter", "former") and t.i > 0 and t.nbor(-1).lower_ == "the"
+                 and not (t.dep_ == "amod" and t.head.i > t.i)] if english else []
     introductions = _introductions(doc, pointers) if english else {}
     analysis = Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare, pointers=pointers,
                         introductions=introductions)
@@ -1320,7 +1324,10 @@ def _with_compounds(s: Span, doc) -> Span:
     while i > 0 and doc[i - 1].pos_ == "PROPN" and doc[i - 1].dep_ == "compound" and doc[i - 1].head.i >= toks[0].i \
             and doc[i - 1].ent_type_ not in ("PERSON", "GPE", "DATE"):
         i -= 1
-    if i > 0 and is_ordinal(doc[i - 1]) and (i <= doc[i - 1].head.i <= toks[-1].i or doc[i - 1].head.i < i - 1):
+    if i > 0 and is_ordinal(doc[i - 1]) and s.type != "TITLE" \
+            and (i <= doc[i - 1].head.i <= toks[-1].i or doc[i - 1].head.i < i - 1):
+        # (never a title's: "Great Britain's second World Champion singles player" counts champions,
+        # and "Great Britain's champion singles player" was an output)
         # (or the parse hung it on what came before: "in the 41st | Chess Olympiad")
         # an ordinal says which one ("the Eighty-ninth Congress", "the 61st Academy Awards"); one
         # that ranks the noun after the name stays ("the first Formula One driver" is no "driver")

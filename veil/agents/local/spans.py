@@ -1243,6 +1243,23 @@ colleague coworker neighbor neighbour partner manager boyfriend girlfriend fianc
 niece grandson granddaughter grandmother grandfather grandma grandpa mr mrs ms dr nurse doctor""".split())
 
 
+# the shape of a role noun ("Comedian", "Director", "Guitarist") that the NER ran into a name
+_AGENT_NOUN = re.compile(r"[A-Z][a-z]+(?:ian|ist|er|or|ant|ent)")
+
+
+def _role_before_name(doc, i: int, j: int) -> bool:
+    """Whether the NER's non-person chunk ``doc[i:j]`` is a capitalised role noun before a full
+    name ("the Comedian Eddie Izzard": "shows by an organization" was an output)."""
+    first_names = lexicon()["first_names"]
+    if not all(doc[k].pos_ == "PROPN" and doc[k].text[:1].isupper() for k in range(i + 1, j)):
+        return False
+    if doc[i].lower_ in NAME_TITLES:  # "chef for General Bertrand" ("a chef for an organization" was an output),
+        # never "General Motors" or "Captain America": a surname is a rare word
+        return all(_zipf(doc[k].lower_) < RARE_ZIPF for k in range(i + 1, j))
+    return j - i >= 3 and bool(_AGENT_NOUN.fullmatch(doc[i].text)) and doc[i].lower_ not in first_names \
+        and _zipf(doc[i].lower_) >= 2.5 and doc[i + 1].lower_ in first_names
+
+
 def _doc_tokens(doc) -> list[_Tok]:
     """spaCy's tokens as the classifier's token list (possessive "'s" is its own token there)."""
     return [_Tok(t.idx, t.idx + len(t.text), t.text) for t in doc]
@@ -1286,8 +1303,16 @@ def _entity_spans(text: str, doc) -> list[Span]:
             i += 1  # "In 1962 Stanford University hired him": the year is the clause's, not the name's
         if e.label_ == "EVENT" and j - i == 1 and re.fullmatch(r"\d{4}", doc[i].text):
             continue  # the NER's event "the 2015" (of "the 2015 Australian Grand Prix") is a year
+        label = e.label_
+        if label in ("ORG", "FAC", "WORK_OF_ART", "PRODUCT", "NORP") and j - i >= 2 and _role_before_name(doc, i, j):
+            i, label = i + 1, "PERSON"  # "the Comedian Eddie Izzard" (the NER's organisation): a person, after his role
+        if label == "ORG" and j < len(doc) and doc[j - 1].dep_ == "compound" and doc[j - 1].head.i == j \
+                and doc[j].pos_ == "PROPN" and doc[j].text[:1].isupper() and doc[j].ent_type_ in ("", "CARDINAL", "ORDINAL") \
+                and doc[j].dep_ not in ("compound", "nmod", "amod") and (j + 1 == len(doc) or not doc[j + 1].text[:1].isupper()):
+            j += 1  # the NER's organisation is the first word of a longer name: "BBC | Three" ("rebranded as Three" was an output)
         if i < j:
-            ents.append((i, j, e.label_))
+            ents.append((i, j, label))
+    ents = _foreign_names_joined(doc, ents)
     spans: list[Span] = []
     person_tokens: dict[str, set[int]] = {}
     for rnd in range(2):  # pass 1 finds full names, pass 2 resolves their parts ("Fishback")
@@ -1430,6 +1455,22 @@ def _entity_spans(text: str, doc) -> list[Span]:
                     spans.append(_name_part(doc, x, text))
                     seen.add((x.idx, x.idx + len(x.text)))
     return _with_articles(text, _join_city_region(text, spans))
+
+
+def _foreign_names_joined(doc, ents: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Two organisations of the NER with only lower-case words of one foreign name between them
+    are one name: "École | nationale supérieure des | Beaux-Arts" ("the nationale supérieure des
+    school" was an output)."""
+    out: list[tuple[int, int, str]] = []
+    for i, j, label in ents:
+        if out and (p := out[-1])[2] == label == "ORG" and 0 < i - p[1] <= 4:
+            gap = doc[p[1]:i]
+            if all(t.text.isalpha() and t.text.islower() and t.dep_ in ("compound", "nmod", "amod") and p[0] <= t.head.i < j
+                   for t in gap) and any(t.lower_ in _TAIL_CONNECTORS for t in gap):
+                out[-1] = (p[0], j, label)
+                continue
+        out.append((i, j, label))
+    return out
 
 
 def _name_part(doc, t, text: str) -> Span:
@@ -1731,6 +1772,7 @@ def _models(text: str, spans: list[Span]) -> list[Span]:
 
 
 _AWARD_HEADS = {"medal": "a medal", "award": "an award", "prize": "a prize", "trophy": "a trophy"}
+_CATEGORY = re.compile(r"(?:Best|Outstanding|Most Valuable|Most Improved)\s+[A-Z]")  # an award's category ("Best Show")
 _QUOTED_AWARD = re.compile(r"\b(?:called|named|titled|entitled|dubbed)\s+(?:the\s+)?(\\?[\"“][^\"”\n]{2,60}?\b(?:Award|Prize|Medal|"
                            r"Trophy|Cup|Scholarship|Fellowship)\\?[\"”])")
 
@@ -1749,6 +1791,10 @@ def _award_names(text: str, spans: list[Span]) -> list[Span]:
             merged[-1] = Span(p.start, s.end, text[p.start:s.end], p.type, p.score, p.evidence + "+for", p.meta)
             continue
         merged.append(s)
+    for k, s in enumerate(merged):
+        if s.type in ("WORK", "NAME", "PROPER", "EVENT", "ORG", "TITLE") and _CATEGORY.match(s.text):
+            # an award's category is an award: "won Best Show at the festival" ("won a show" was an output)
+            merged[k] = Span(s.start, s.end, s.text, "AWARD", s.score, s.evidence + "+category", {"ladder": ["an award"]})
     for m in _QUOTED_AWARD.finditer(text):
         a, b = m.span(1)
         merged = [s for s in merged if not (s.start < b and a < s.end)]
@@ -1818,8 +1864,17 @@ def _whole_hyphenated(text: str, spans: list[Span]) -> list[Span]:
             _HYPHEN_TAIL.match(text, s.end) if s.type in _NAMED_WHOLE else None
         if m and (k + 1 == len(spans) or spans[k + 1].start >= m.end()):
             s = Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, s.meta)
+        if s.type in ("ORG", "WORK", "EVENT", "NAME") and (w := _SLASHED_BEFORE.search(text, 0, s.start)):
+            # a name's alternative before a slash is the name's: "the Florida/Miami Marlins" ("the
+            # Florida/baseball team" was an output), with the span that held it
+            while out and out[-1].end > w.start():
+                out.pop()
+            s = Span(w.start(), s.end, text[w.start():s.end], s.type, s.score, s.evidence + "+slash", s.meta)
         out.append(s)
     return out
+
+
+_SLASHED_BEFORE = re.compile(r"\b[A-Z][\w.&'-]*/\Z")
 
 
 # a word this rare in English (wordfreq's Zipf scale: 3 is once per million words) is a name
@@ -2013,7 +2068,7 @@ _WORK_NOUNS = ("book|novel|album|film|movie|song|single|play|poem|painting|sculp
                + "|".join(sorted(_NAMED_THINGS, key=len, reverse=True)))
 _TITLE_WORD = r"[A-Z0-9][\w'’-]*"
 _WORK_TITLE = re.compile(
-    rf"\b(?:(?P<det>[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Ii]ts|[Mm]y|[Oo]ur)\s+)?(?:(?!(?:the|a|an|his|her|their|its|my|our|in|on|at|of|to|for|by|with|from)\s)(?:[a-z-]+|TV|[A-Z][a-z]+)\s+){{0,2}}"
+    rf"\b(?:(?P<det>[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Aa]n?|[Ii]ts|[Mm]y|[Oo]ur)\s+)?(?:(?!(?:the|a|an|his|her|their|its|my|our|in|on|at|of|to|for|by|with|from)\s)(?:[a-z-]+|TV|[A-Z][a-z]+|\d{{4}})\s+){{0,3}}"
     rf"(?P<noun>{_WORK_NOUNS})"
     rf"\s+(?P<title>\\?[\"“][^\"”\n]{{1,80}}?\\?[\"”]|I,\s+{_TITLE_WORD}(?:\s+{_TITLE_WORD})*|{_TITLE_WORD}(?:\s+(?:(?:and|of|the|a|an|in|on|for|to|with|&|from)\s+)*"
     rf"{_TITLE_WORD})*)")
@@ -2034,9 +2089,10 @@ def _work_titles(text: str) -> list[Span]:
         det, noun = m.group("det"), m.group("noun")
         if not det and not quoted:
             continue  # "to play Hamlet", "show Kennedy": a verb before its object, no work's name
-        if any(w not in lex["nationalities"] for w in re.findall(r"\b[A-Z][a-z]+\b", text[m.end("det"):m.start("noun")])):
-            continue  # a capitalised modifier is a nationality ("the Japanese cooking show"), never a name
-            # that the replacement would keep ("the Hitchcock film Vertigo" is no "a Hitchcock film")
+        # a capitalised modifier that is no nationality ("the Japanese cooking show") is a name the
+        # replacement must not keep: the words between go ("the 2016 Ken Loach film I, Daniel
+        # Blake" -> "a film"; "the film I" was an output, and "a Ken Loach film" would name him)
+        named = any(w not in lex["nationalities"] for w in re.findall(r"\b[A-Z][a-z]+\b", text[m.end("det"):m.start("noun")]))
         end = m.end("title")
         if noun.lower() in _NAMED_THINGS and not quoted:
             # a name, not a title: it runs on no "on" ("the restaurant Momosan Ramen & Sake | on Lexington Ave.")
@@ -2044,7 +2100,7 @@ def _work_titles(text: str) -> list[Span]:
         start = m.start("det") if det else m.start("noun")
         # the words between the determiner and the noun stay ("his debut album X" -> "his debut album");
         # "the" becomes "a": the title said which one
-        phrase = " ".join(filter(None, [text[m.end("det"):m.start("noun")].strip() if det else "", noun]))
+        phrase = " ".join(filter(None, [text[m.end("det"):m.start("noun")].strip() if det and not named else "", noun]))
         if det and det.lower() in ("the", "a", "an"):
             art = article_for(phrase)
             rep = f"{art.capitalize() if det[0].isupper() else art} {phrase}"

@@ -382,7 +382,12 @@ def _dependent(tok, sent) -> Constituent | None:
         # Italian" holds "and Italian" in the parse)
         right = tok
         for ch in tok.children:
-            if ch.i > tok.i and ch.dep_ not in ("conj", "cc", "punct"):
+            if ch.i > tok.i and (ch.dep_ not in ("conj", "cc", "punct") or (
+                    # an adjective the parse joined to a verb, with no separator, is the verb's own:
+                    # "stood 5 feet 10 inches (1.78 m) tall and weighed" ("batted right-handed tall"
+                    # was an output)
+                    ch.dep_ == "conj" and ch.pos_ in ("ADJ", "ADV") and tok.pos_ in ("VERB", "AUX")
+                    and doc[ch.i - 1].dep_ != "cc" and doc[ch.i - 1].text not in (",", ";"))):
                 right = max(right, ch.right_edge, key=lambda t: t.i)
         if tok.head.pos_ == "NOUN" and any(c.i > right.i and c.dep_ == "prep" for c in tok.head.children):
             return None  # a complement both nouns share: "a piano and composition pupil of Mozart" -> "a piano of"
