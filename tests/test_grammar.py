@@ -197,6 +197,9 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
      "that he paid too little attention to defence"),
     ("He was popular, although there was a widespread feeling that he paid too little attention to defence.", "too"),
     ("Unhappy with what the shops had to offer in terms of clothing, she started to design clothes.", "of clothing"),
+    # a singular noun before a plural one that both share ("influenced by the abstract expressionist" was an output)
+    ("His hybrid works are greatly influenced by the abstract expressionist and graffiti art movements.",
+     "and graffiti art movements"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
     flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]
@@ -396,6 +399,16 @@ def test_check_text_exempts_original_sentences():
 
 def test_tidy_never_removes_words():
     assert tidy("he moved ,  to Ohio .") == "He moved, to Ohio."
+
+
+def test_tidy_drops_a_kind_that_only_repeats_what_its_sentence_said():
+    # ("such prestigious venues as a hall", "educated at an educational institution" were outputs)
+    assert tidy("She has appeared in such prestigious venues as a hall.") == "She has appeared in prestigious venues."
+    assert tidy("She played venues such as a concert hall.") == "She played venues."
+    assert tidy("He was educated at an educational institution and learnt tennis.") == "He was educated and learnt tennis."
+    # a name, or a kind that says more than the verb, stays
+    assert tidy("She played such venues as the Albert Hall.") == "She played such venues as the Albert Hall."
+    assert tidy("He was educated at a university.") == "He was educated at a university."
 
 
 def test_tidy_counts_a_list_of_one_kind_unless_a_bracket_qualifies_its_last_item():
@@ -1019,6 +1032,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # singles player" was an output)
     ("Johnny Leach was a table tennis player. In 1949, Leach became Great Britain's second World Champion singles player.",
      "Johnny Leach", "Person A was a table tennis player. In the 1940s, Person A became Great Britain's second"),
+    # a season written with one digit ("the 1958-9 session" stayed as written)
+    ("Alfred Pippard was a British engineer. He was a member of the council and was their president for the 1958-9 session.",
+     "Alfred Pippard", "He was a British engineer. He was a member of the council and was their president for the session."),
     # a rare name that was its noun's only determiner leaves an article ("played for team" would not read);
     # the data's escaped quotes stick to the words and go with the name; a name before a noun after "a" is
     # still a name ("a Fortec car")
@@ -1713,6 +1729,10 @@ def test_a_list_the_edits_left_without_its_and_fails():
     # a word the writer left without one stays so
     ("He is a member.", "He is a member.", False),
     ("He went home in the 1990s.", "He went home in 1994.", False),
+    # wherever the parse hung the phrase ("his application of paint results." was an output)
+    ("His application of paint results.", "His application of paint results in a consistently rich surface.", True),
+    ("His application of paint results in a surface.", "His application of paint results in a consistently rich surface.",
+     False),
 ])
 def test_a_word_keeps_the_phrase_that_completes_it(rendered, original, lost):
     """"he was exposed at an early age", "As head, Person AQ, he has led a country", "with a goal." were outputs:

@@ -103,6 +103,12 @@ def _another(reps: list[tuple[int, Span, str]], sentence: str) -> list[tuple[int
 
 # "the head coach of a team of a league" (of "the Philadelphia Wings of the National Lacrosse
 # League"): the league's kind phrase adds nothing to the team's
+# "such prestigious venues as a hall", "venues such as a hall": an example that the edits made a
+# kind says nothing the plural before it did not (said of "Kyoto Concert Hall")
+_SUCH_AS_KIND = re.compile(r"\bsuch ((?:[a-z-]+ ){0,3}[a-z-]+s) as an? [a-z -]+?(?=[.,;:)]|$)|"
+                           r"\b([a-z-]+s),? such as an? [a-z -]+?(?=[.;:)]|$)")
+# "was educated at an educational institution": a kind that says what the verb said
+_EDUCATED_AT_KIND = re.compile(r"\b(educated|schooled) (?:at|in) an? (?:educational institution|school)\b")
 _TEAM_OF_LEAGUE = re.compile(r"\b(an? (?:[a-z]+ ){0,2}(?:team|club)) of an? (?:[a-z]+ ){0,2}league\b")
 
 
@@ -256,6 +262,8 @@ def tidy(sentence: str) -> str:
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _KIND_OF_ORGANIZATION.sub(r"\1", s)
     s = _TEAM_OF_LEAGUE.sub(r"\1", s)
+    s = _SUCH_AS_KIND.sub(lambda m: m.group(1) or m.group(2), s)
+    s = _EDUCATED_AT_KIND.sub(r"\1", s)
     # a kind phrase before the noun it already ends with: "achieved a chess title title" (of "the
     # Grandmaster title")
     s = _KIND_TWICE.sub(r"\1\2", s)
@@ -418,7 +426,7 @@ def _lost_complement(rendered: str, original: str) -> bool:
     doc = nlp.parse(rendered, light=True)
     for t in doc:
         preps = frames.get(t.lower_)
-        if not preps or any(c.i > t.i and c.lower_ in preps and c.head in (t, t.head) for c in t.sent):
+        if not preps or any(c.i > t.i and c.lower_ in preps and (c.head in (t, t.head) or c.i == t.i + 1) for c in t.sent):
             continue
         if preps & _complemented(original).get(t.lower_, frozenset()):
             return True
@@ -435,6 +443,10 @@ def _complemented(original: str) -> dict[str, frozenset[str]]:
                  if c.dep_ in ("prep", "agent")}
         if preps:
             out.setdefault(u.lower_, set()).update(preps)
+        if u.dep_ in ("prep", "agent") and u.i > 0 and u.lower_ in lexicon()["complements_map"].get(u.nbor(-1).lower_, ()):
+            # the word right before it, wherever the parse hung the phrase: "his application of paint
+            # results in a rich surface" ("his application of paint results." was an output)
+            out.setdefault(u.nbor(-1).lower_, set()).add(u.lower_)
     return {w: frozenset(p) for w, p in out.items()}
 
 

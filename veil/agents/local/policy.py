@@ -196,8 +196,8 @@ def kind_noun(span: Span) -> str | None:
         return {"city": "a city", "country": "a country", "continent": "a continent"}.get(kind)
     if span.type in _DATE_TYPES:
         t = span.text
-        if re.search(r"\d{4}\s*[–-]\s*\d{2,4}", t):
-            return "a season" if re.search(r"\d{4}\s*[–-]\s*\d{2}\b", t) else None
+        if re.search(r"\d{4}\s*[–-]\s*\d{1,4}", t):
+            return "a season" if re.search(r"\d{4}\s*[–-]\s*\d{1,2}\b", t) else None
         if _MONTH.search(t):
             rest = re.sub(r"\b\d{4}\b", "", _MONTH.sub("", t))
             return "a day" if re.search(r"\b\d{1,2}(?:st|nd|rd|th)?\b", rest) else "a month"

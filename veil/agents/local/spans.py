@@ -415,7 +415,7 @@ RE_MY = re.compile(rf"\b(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
 RE_SEASON_YEAR = re.compile(rf"\b(?:the\s+)?(?:(?:early|late|mid-?)\s*)?(?:spring|summer|autumn|fall|winter)"
                             rf"(?:\s+of)?\s+(?P<y>{_YEAR})\b", re.I)
 RE_DM = re.compile(_ON + rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?)\b(?!\s*,?\s*\d)")
-RE_RANGE = re.compile(rf"\b(?P<a>{_YEAR})(?:–|—|-)(?P<b>{_YEAR}|\d{{2}})\b")
+RE_RANGE = re.compile(rf"\b(?P<a>{_YEAR})(?:–|—|-)(?P<b>{_YEAR}|\d{{1,2}})\b")  # ("the 1958-9 session" too)
 RE_YEAR = re.compile(rf"(?<![\d$£€.,/-])\b(?P<y>{_YEAR})\b(?![\d,]*\s*(?:%|percent|km|kilometres|kilometers|meters|metres|m\b|ft|feet|miles|people|copies|units|kg|pounds))(?!(?:,\d|\.\d|-\d|s\b|'s\b))")
 RE_DECADE = re.compile(r"\b(?:(?P<mod>early|mid|late)[\s-]+)?(?P<y>1\d{2}0|20\d0)s\b|(?<![\w'])'(?P<yy>\d0)s\b", re.I)
 RE_AGE = re.compile(
@@ -713,7 +713,7 @@ def _regex_spans(text: str) -> list[Span]:
                  {"month": _month_num(mon), "day": int(day), "granularity": "day_no_year", "on": bool(m.group("on"))}))
     for m in RE_RANGE.finditer(text):
         a, b = int(m.group("a")), m.group("b")
-        bv = int(b) if len(b) == 4 else (a // 100) * 100 + int(b)
+        bv = int(b) if len(b) == 4 else (a // 100) * 100 + int(b) if len(b) == 2 else (a // 10) * 10 + int(b)
         if bv < a:
             continue
         add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.9, "regex:year_range", {"year": a, "year_end": bv}))

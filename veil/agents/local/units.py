@@ -375,6 +375,11 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "conj" and first.dep_ in ("compound", "nmod") and first.head.i > tok.i:
         return None  # a noun modifier's conjunct is part of the noun phrase, and often a misparse of two
         # nouns: "a racing driver and team manager" -> "a racing driver manager" was an output
+    if dep == "conj" and tok.tag_ in ("NNS", "NNPS") and tok.head.tag_ in ("NN", "NNP") \
+            and not any(c.dep_ in ("det", "poss") for c in tok.children) and any(c.dep_ == "det" for c in tok.head.children) \
+            and any(c.dep_ in ("compound", "amod") and c.i < tok.i for c in tok.children):
+        return None  # a singular noun before a plural one both share: "the abstract expressionist and graffiti art
+        # movements" ("influenced by the abstract expressionist" was an output)
     if dep == "conj" and not trailing_prep and (tok.head.pos_ in ("VERB", "AUX")) != (tok.pos_ in ("VERB", "AUX")):
         return None  # the parse joined a noun to a verb ("trained as a luthier as well as a bow maker")
     if dep == "conj":
