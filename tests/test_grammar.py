@@ -413,6 +413,7 @@ def test_tidy_drops_a_kind_that_only_repeats_what_its_sentence_said():
 
 def test_tidy_counts_a_list_of_one_kind_unless_a_bracket_qualifies_its_last_item():
     assert tidy("He played for a team, a team and a team in Spain.") == "He played for three teams in Spain."
+    assert tidy("He raced in a motor racing series and a motor racing series.") == "He raced in two motor racing series."
     # ("and two basketball teams (one season)" was an output: the bracket was the last team's alone)
     text = "He played for a team (two seasons), a team and a team (one season)."
     assert tidy(text) == text
@@ -1733,6 +1734,12 @@ def test_a_list_the_edits_left_without_its_and_fails():
     ("His application of paint results.", "His application of paint results in a consistently rich surface.", True),
     ("His application of paint results in a surface.", "His application of paint results in a consistently rich surface.",
      False),
+    # ("he became a figure", "He progressed when he entered", "he completed a switch." were outputs)
+    ("Later, he became a figure during the late 20th century.",
+     "Later, he became a common figure at Formula One events during the 1970s and 1980s.", True),
+    ("He progressed when he entered the series.", "He progressed to car racing when he entered the Formula Ford series.", True),
+    ("At the end of the year, he completed a switch.", "At the end of the year, Popescu completed a switch to JEF United.", True),
+    ("He was a key figure.", "He was a key figure.", False),
 ])
 def test_a_word_keeps_the_phrase_that_completes_it(rendered, original, lost):
     """"he was exposed at an early age", "As head, Person AQ, he has led a country", "with a goal." were outputs:

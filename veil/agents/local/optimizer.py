@@ -60,7 +60,7 @@ _BRACKET_RANGE = re.compile(rf"\((?:in )?(?:the )?(early |mid-|late )?({_PERIOD}
 # "an organization, an organization and an organization": "three organizations"
 # (not before a bracket that qualifies the last item only: "a team (two seasons), a team and a team (one
 # season)" -> "and two teams (one season)" was an output)
-_SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+)?)((?:, \1 \2\b)*,? and \1 \2)\b(?!\s*\()")
+_SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+){0,2})((?:, \1 \2\b)*,? and \1 \2)\b(?!\s*\()")
 _COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}
 # a kind phrase (a ladder's rung) before the noun it already ends with ("a chess title title")
 _KIND_TWICE = re.compile(r"\b([Aa]n? (?:[a-z]+ ){0,2}?)(title|team|club|event|award|prize|medal|trophy|company|"

@@ -216,6 +216,8 @@ NAME_KIND_HEADS: dict[str, list[str]] = lexicon()["name_kinds"]
 
 
 def plural(noun: str) -> str:
+    if re.search(r"(?:series|species|aircraft)$", noun):
+        return noun  # ("two motor racing serieses")
     if re.search(r"[^aeiou]y$", noun):
         return noun[:-1] + "ies"
     return noun + ("es" if re.search(r"(?:s|x|z|ch|sh)$", noun) else "s")
@@ -280,6 +282,11 @@ class Generalize(Operator):
             return Decision("", (), f"{kind} after a determiner is removed (a range does not read there)")
         if role == "modifier":
             if span.meta.get("coordinated"):
+                if span.type in ("EVENT", "ORG", "WORK", "NAME", "PROPER", "AWARD", "PRODUCT"):
+                    # a name kept as written names it ("entered the Formula Ford and Formula Three
+                    # series" stayed): the phrase that holds both goes, or they stay
+                    return Decision(None, (), f"{kind} modifying a noun with another modifier after 'and': "
+                                              "its phrase goes", drop_unit=True)
                 return Decision(None, (), f"{kind} modifying a noun with another modifier after 'and': it stays")
             if rung is None:
                 return Decision(None, (), f"{kind} modifying a noun is already as general as the policy asks")
