@@ -331,6 +331,16 @@ def test_an_abbreviation_point_ends_no_sentence():
     assert sentences(text) == ["She played at four Olympics, starting in 1992.", "1995 she was ranked no 1 in the European list."]
 
 
+def test_a_quote_after_a_point_ends_its_sentence():
+    from veil.nlp import sentences
+
+    # ("He began showing oils with motifs, often exhibits in homeland" was what two sentences run into one became)
+    text = 'He showed oils distinguished by bravura brushwork.\\" Of Irish ancestry Gormley often exhibits in his homeland.'
+    assert sentences(text) == ['He showed oils distinguished by bravura brushwork.\\"',
+                               "Of Irish ancestry Gormley often exhibits in his homeland."]
+    assert sentences('He wrote "Hello." and left.') == ['He wrote "Hello." and left.']
+
+
 def test_every_sentence_is_a_unit():
     text = "One sentence here. Another one there! A third?"
     assert len(units_of(text)["sentence"]) == 3

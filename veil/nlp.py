@@ -218,6 +218,9 @@ def _boundaries(doc):
                 and prev.i > 0 and not prev.nbor(-1).whitespace_ and len(w := prev.nbor(-1).text) >= 3 and w.isalpha() \
                 and w[-2:].islower() and w + "." not in _NEVER_ENDS:
             tok.is_sent_start = True  # "at the Cook County Hospital.During her time": the writer left out the space
+        elif tok.is_alpha and tok.text.istitle() and prev.text in ('"', "”") and prev.whitespace_ and prev.i > 0 \
+                and re.search(r"[.!?]\\?$", prev.nbor(-1).text) and not prev.nbor(-1).whitespace_:
+            tok.is_sent_start = True  # 'bravura brushwork.\" Of Irish ancestry Gormley exhibits': the quote closed the sentence
         elif tok.is_alpha and tok.is_lower and prev.is_alpha and prev.text.istitle() and prev.whitespace_ == " ":
             tok.is_sent_start = False  # "born in Freiburg | im Breisgau": no sentence starts in lower case after a name
         elif tok.is_alpha and tok.is_lower and prev.text == "." and tok.i > 1 and not tok.nbor(-2).whitespace_ \
