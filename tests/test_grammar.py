@@ -85,6 +85,10 @@ def units_of(text: str) -> dict[str, list[str]]:
     ("Howard Lawrence Hardy (born January 10, 1948, at Goose Creek, Texas) is an American former pitcher, coach and "
      "manager in professional baseball. Hardy threw and batted right-handed, stood 5 feet 10 inches (1.78 m) tall and "
      "weighed 180 pounds (82 kg) in his playing days.", "conjunct", ", stood 5 feet 10 inches (1.78 m) tall"),
+    # a list in apposition to a plural noun that ends the sentence goes whole ("Included were champions, in the
+    # 1930s." was what its names' loss left)
+    ("Included were two U.S. Triple Crown champions, Gallant Fox in 1930 and Omaha in 1935.", "appositive",
+     ", Gallant Fox in 1930 and Omaha in 1935"),
 ])
 def test_removable_dependents_are_whole_constituents_with_their_punctuation(text, kind, piece):
     assert piece in units_of(text).get(kind, []), units_of(text)

@@ -423,6 +423,15 @@ def _dependent(tok, sent) -> Constituent | None:
                     pieces.append(Piece(doc[p].idx, doc[p].idx + 1, f" {cc.text}"))
         pieces.append(Piece(start, end))
         return Constituent(REMOVABLE[dep], tuple(pieces), 0, n)
+    if dep == "appos" and before is not None and before.text == "," and tok.head.tag_ in ("NNS", "NNPS") \
+            and any(c.dep_ == "conj" and c.i > tok.i for c in (*tok.children, *tok.head.children)) \
+            and doc[sent.end - 1].text in ".!?" \
+            and not any(t.pos_ in ("VERB", "AUX") or t.text in (";", "(", ")") for t in doc[right.i + 1:sent.end - 1]):
+        # a list in apposition to a plural noun that ends the sentence goes whole, with what the parse
+        # hung elsewhere: "two champions, Gallant Fox in 1930 and Omaha in 1935." ("Included were
+        # champions, in the 1930s." was what its names' loss left)
+        last = doc[sent.end - 2]
+        return Constituent(REMOVABLE[dep], (Piece(before.idx, last.idx + len(last.text)),), 0, sent.end - 1 - left.i)
     if dep == "appos" and before is not None and before.text == ":" and (after is None or after.text in ".!?"):
         # a list that a colon opens at the sentence's end goes with its colon: "They had five
         # children: A, B, C and D." ("They had five children: Person H, Person I." was an output)
