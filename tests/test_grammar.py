@@ -201,6 +201,9 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
      "that he paid too little attention to defence"),
     ("He was popular, although there was a widespread feeling that he paid too little attention to defence.", "too"),
     ("Unhappy with what the shops had to offer in terms of clothing, she started to design clothes.", "of clothing"),
+    # a participle that borrows the first verb's "was" ("Person APG honored by ..." was an output)
+    ("In 2004, Malecki was recognized as Changing the Face of Medicine and honored as a Local Legend by the National "
+     "Library of Medicine.", "was recognized as Changing the Face of Medicine and"),
     # a singular noun before a plural one that both share ("influenced by the abstract expressionist" was an output)
     ("His hybrid works are greatly influenced by the abstract expressionist and graffiti art movements.",
      "and graffiti art movements"),
@@ -343,6 +346,10 @@ def test_a_quote_after_a_point_ends_its_sentence():
     assert sentences(text) == ['He showed oils distinguished by bravura brushwork.\\"',
                                "Of Irish ancestry Gormley often exhibits in his homeland."]
     assert sentences('He wrote "Hello." and left.') == ['He wrote "Hello." and left.']
+    # a bracket inside a name ends no sentence ("He was married to Person AUF" was left without its point)
+    assert sentences("He was married to Sheila (Neville- Smith) Campbell, they had one daughter.") == [
+        "He was married to Sheila (Neville- Smith) Campbell, they had one daughter."]
+    assert sentences("He was born in Paris (France). He moved.") == ["He was born in Paris (France).", "He moved."]
 
 
 def test_every_sentence_is_a_unit():
@@ -757,7 +764,7 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # the parse calls it an adverbial; a field after "of" takes no article ("a student of an architecture")
     ("Jon Stewart is an American comedian. He hosted the 78th and 82nd Academy Awards. He was promoted to rear admiral "
      "in 1971, the first comedian to reach that rank. He was a student of Roman architecture.", "Jon Stewart",
-     "He is an American comedian. He hosted a major film award. He was promoted to rear admiral in the 1970s. He was "
+     "He is an American comedian. He hosted a major film award ceremony. He was promoted to rear admiral in the 1970s. He was "
      "a student of architecture."),
     # a first name after a role noun is a person whatever its last word ("Sydney Prior Hall" stayed, a hall); the
     # role noun says who they are, so the name goes ("the genre painter Person B" read as a form), and their
@@ -1047,6 +1054,15 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # singles player" was an output)
     ("Johnny Leach was a table tennis player. In 1949, Leach became Great Britain's second World Champion singles player.",
      "Johnny Leach", "Person A was a table tennis player. In the 1940s, Person A became Great Britain's second"),
+    # an age group is part of its competition's name ("an event over a dozen Championship" was an output)
+    ("Peter Inge is a lacrosse coach. He first represented Australia at the 1996 ILF World Under 19 Championship.",
+     "Peter Inge", "He is a lacrosse coach. He first represented Australia at an event."),
+    # one hosts an award's ceremony ("He hosted a major film award." was an output)
+    ("Jon Stewart is a comedian. Stewart hosted the 78th and 80th Academy Awards.", "Jon Stewart",
+     "Person A is a comedian. Person A hosted a major film award ceremony."),
+    # an age in years and days is an age ("At 33 years and 4 days old" stayed as written)
+    ("Flavia Pennetta is a tennis player. At 33 years and 4 days old, she reached the top ten.", "Flavia Pennetta",
+     "She is a tennis player. In her early thirties, she reached the top ten."),
     # a season written with one digit ("the 1958-9 session" stayed as written)
     ("Alfred Pippard was a British engineer. He was a member of the council and was their president for the 1958-9 session.",
      "Alfred Pippard", "He was a British engineer. He was a member of the council and was their president for the session."),

@@ -1508,7 +1508,7 @@ def _with_slot(s: Span, doc) -> Span:
     if role == "appositive" and head is not None and head.head.pos_ == "NOUN":
         # "the capital city, Bratislava": whatever replaces it is said to be that city
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "names_a_noun": True})
-    if head is not None and s.type in ("ORG", "LOCATION", "PROPER", "NAME", "PERSON"):
+    if head is not None and s.type in ("ORG", "LOCATION", "PROPER", "NAME", "PERSON", "AWARD"):
         # the verb that governs it ("graduated from X", "played for X"): what X must be (policy.SLOT_KINDS);
         # a later conjunct's is its list's first item's ("played for a team and an organization" of
         # "played for the Rochester Rattlers and the Baltimore Bayhawks" was an output)

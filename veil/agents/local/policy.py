@@ -164,6 +164,8 @@ SLOT_KINDS = {
 }
 
 
+# verbs whose object, where it is an award's name, is the award's ceremony
+_CEREMONY_VERBS = frozenset("host co-host cohost emcee present broadcast televise produce".split())
 # verbs whose "to" object is a rank or grade, never an organisation
 _RANK_VERBS = frozenset("promote elevate demote upgrade downgrade".split())
 
@@ -235,6 +237,10 @@ class Generalize(Operator):
     def decide(self, span, ctx, rule, subject):
         ladder = candidates(span, ctx=ctx)
         kind = span.type.lower()
+        if span.type == "AWARD" and (span.meta.get("governor") or (None,))[0] in _CEREMONY_VERBS:
+            # one hosts the ceremony, not the award: "hosted the Academy Awards" ("He hosted a major
+            # film award." was an output)
+            ladder = [f"{r} ceremony" for r in ladder]
         if span.meta.get("role") == "modifier" and span.meta.get("exclusive"):
             # "his six Grand Slam titles" -> "his six titles" is false (he has others): its phrase goes
             return Decision(None, (), f"{kind} modifying a noun counted as all of them: its phrase goes",

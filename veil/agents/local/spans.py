@@ -421,7 +421,7 @@ RE_DECADE = re.compile(r"\b(?:(?P<mod>early|mid|late)[\s-]+)?(?P<y>1\d{2}0|20\d0
 RE_AGE = re.compile(
     r"\b(?P<form>aged|age|at the age of|at age)\s+(?P<n>\d{1,3}|[a-z]+(?:-[a-z]+)?)\b"
     r"(?:\s+years?(?:\s+old)?(?:,?\s+(?:and\s+)?\d{1,3}\s+days)?\b)?"  # ("Aged 17 years, 166 days": one age)
-    r"|\b(?P<n2>\d{1,3}|[a-z]+(?:-[a-z]+)?)[- ]years?[- ]old\b"
+    r"|\b(?P<n2>\d{1,3}|[a-z]+(?:-[a-z]+)?)[- ]years?(?:,?\s+(?:and\s+)?\d{1,3}\s+days?)?[- ]old\b"  # ("33 years and 4 days old")
     r"|\b(?P<n3>\d{1,3}) years of age\b",
     re.I,
 )
@@ -1710,6 +1710,7 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     candidates = [s for s in candidates if s.type in DIRECT_TYPES
                   or not any(s.start < d.end and d.start < s.end for d in direct)]
     spans = _award_names(text, _rare_names(text, doc, _models(text, _whole_hyphenated(text, resolve_overlaps(candidates)))))
+    spans = _age_group_names(text, spans)
     return tuple(_race_names(text, _namesakes_chosen(_same_place(_one_name_with_and(text, spans)))))
 
 
@@ -1800,6 +1801,25 @@ def _award_names(text: str, spans: list[Span]) -> list[Span]:
         merged = [s for s in merged if not (s.start < b and a < s.end)]
         merged.append(Span(a, b, text[a:b], "NAME", 0.8, "shape:quoted_award", {}))
     return sorted(merged, key=lambda s: s.start)
+
+
+# an age group and the rest of a competition's name after it: "the ILF World | Under 19 Championship"
+_AGE_GROUP_TAIL = re.compile(r"\s+(?:Under|Over|U)[- ]?\d{1,2}(?:s)?(?:\s+[A-Z][\w'-]*)*?\s+"
+                             r"(?:Championships?|Cup|Games|Tournament|Open|League|Series|Team|Squad)\b")
+
+
+def _age_group_names(text: str, spans: list[Span]) -> list[Span]:
+    """A competition's or team's name runs on over its age group: "the 1996 ILF World Under 19
+    Championship" is one event ("an event over a dozen Championship" was an output: the NER's
+    event ended before "Under", and "Under 19" read as a number)."""
+    out: list[Span] = []
+    for s in sorted(spans, key=lambda x: x.start):
+        if out and out[-1].end > s.start:
+            continue  # (taken by the name before it)
+        if s.type in ("EVENT", "ORG") and (m := _AGE_GROUP_TAIL.match(text, s.end)):
+            s = Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence + "+age_group", s.meta)
+        out.append(s)
+    return out
 
 
 @lru_cache(maxsize=2)

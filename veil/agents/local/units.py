@@ -550,6 +550,9 @@ def _first_conjunct(sent) -> Constituent | None:
                                                                for t in c.children) \
             or not any(t.i > c.i and t.dep_ not in ("punct", "cc", "conj") for t in c.children):
         return None
+    if any(t.dep_ == "auxpass" for t in root.children) and any(t.dep_ == "agent" for t in c.children):
+        return None  # a participle that borrows the first's "was": "was recognized as X and honored as Y by Z"
+        # ("Person APG honored by ..." was what its loss left)
     start = min([t for t in root.children if t.dep_ in ("aux", "auxpass", "neg") and t.i > subj[0].right_edge.i] + [root],
                 key=lambda t: t.i)
     if start.i != subj[0].right_edge.i + 1:
