@@ -1060,6 +1060,12 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # one hosts an award's ceremony ("He hosted a major film award." was an output)
     ("Jon Stewart is a comedian. Stewart hosted the 78th and 80th Academy Awards.", "Jon Stewart",
      "Person A is a comedian. Person A hosted a major film award ceremony."),
+    # (never an award one is presented with: "He was presented with an award ceremony" was false)
+    ("Jon Stewart is a comedian. He was presented with the Golden Globe Award in 2000.", "Jon Stewart",
+     "He is a comedian. He was presented with a film or television award in the 2000s."),
+    # a nationality that names a sport is the sport's ("a South American Jiu Jitsu competitor" was an output)
+    ("Royler Gracie is a Brazilian Jiu Jitsu competitor. He plays American football.", "Royler Gracie",
+     "He is a Brazilian Jiu Jitsu competitor. He plays American football."),
     # an age in years and days is an age ("At 33 years and 4 days old" stayed as written)
     ("Flavia Pennetta is a tennis player. At 33 years and 4 days old, she reached the top ten.", "Flavia Pennetta",
      "She is a tennis player. In her early thirties, she reached the top ten."),
@@ -1293,6 +1299,21 @@ def test_what_the_ner_mistyped_gets_no_false_kind(engine):
     assert "organization" not in out and "product" not in out and "Trets" not in out, out
     # (the sentences stay, without what was false or named)
     assert "He, the son of a master weaver, was born in" in out and "He was appointed chef" in out, out
+
+
+def test_the_subjects_name_is_never_swallowed_into_a_name_after_it(engine):
+    """"to award Voris the Neiman Marcus Fashion Award": "the" between two objects of one verb
+    joins no name (the award's took hers, and "Voris" stayed as written); "Alexander the Great"
+    is still one name."""
+    from veil.agents.base import Task
+
+    text = ("Voris was an American designer. It has been suggested that this inspired the decision to award Voris the "
+            "Neiman Marcus Fashion Award in 1942. She admired Alexander the Great.")
+    task = Task(original=text, doc_id="d", name="Voris")
+    batch = asyncio.run(engine.prepare([Document(id="d", text=text, name="Voris")]))
+    out = engine.optimizer.base_plan(task, batch).render()
+    assert "Voris" not in out and "decision to award her the" in out, out
+    assert "Alexander" not in out and "Great" not in out, out
 
 
 def test_the_single_document_suite(engine):

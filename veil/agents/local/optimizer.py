@@ -1894,7 +1894,10 @@ def _whole_names(spans: list[Span], doc) -> list[Span]:
         while True:
             if j < sent.end and _namey(doc[j]) and not doc[j].is_sent_start:
                 j += 1
-            elif j + 1 < sent.end and doc[j].lower_ in _NAME_CONNECTORS and _namey(doc[j + 1]) and j > i:
+            elif j + 1 < sent.end and doc[j].lower_ in _NAME_CONNECTORS and _namey(doc[j + 1]) and j > i \
+                    and not (doc[j].lower_ == "the" and doc[j].head.i != j - 1 and doc[j].head.head == doc[j - 1].head):
+                # (not "the" between two objects of one verb: "to award Voris | the Neiman Marcus Fashion
+                # Award" swallowed her name into the award's, and the name stayed as written)
                 stops.append(j)
                 j += 2
             elif j + 1 < sent.end and doc[j].lower_ in ("and", "&") and _namey(doc[j + 1]) and j > i \
@@ -1930,8 +1933,8 @@ def _whole_names(spans: list[Span], doc) -> list[Span]:
         a, b = doc[i].idx, doc[j - 1].idx + len(doc[j - 1].text)
         if not any(x.start < b and a < x.end and (x.start, x.end) != (a, b) for x in out):
             continue
-        if any(x.type == "PERSON" and x.start < b and a < x.end and x.evidence in ("ground-truth name", "coref:surname")
-               for x in out):
+        if any(x.type == "PERSON" and x.start < b and a < x.end
+               and x.evidence in ("ground-truth name", "coref:surname", "coref:name_part") for x in out):
             continue  # the subject's own name is never swallowed into a venue's
         out = [x for x in out if not (x.start < b and a < x.end)]
         out.append(Span(a, b, text[a:b], typ, 0.8, ev, meta))

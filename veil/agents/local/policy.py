@@ -165,7 +165,8 @@ SLOT_KINDS = {
 
 
 # verbs whose object, where it is an award's name, is the award's ceremony
-_CEREMONY_VERBS = frozenset("host co-host cohost emcee present broadcast televise produce".split())
+_CEREMONY_VERBS = frozenset("host co-host cohost emcee broadcast televise".split())
+CEREMONY = "ceremony"  # (the word the truthfulness checker allows for it)
 # verbs whose "to" object is a rank or grade, never an organisation
 _RANK_VERBS = frozenset("promote elevate demote upgrade downgrade".split())
 
@@ -237,10 +238,11 @@ class Generalize(Operator):
     def decide(self, span, ctx, rule, subject):
         ladder = candidates(span, ctx=ctx)
         kind = span.type.lower()
-        if span.type == "AWARD" and (span.meta.get("governor") or (None,))[0] in _CEREMONY_VERBS:
+        if span.type == "AWARD" and tuple(span.meta.get("governor") or (None, None))[0] in _CEREMONY_VERBS \
+                and tuple(span.meta["governor"])[1] is None:  # (its object: "presented with an award ceremony" was false)
             # one hosts the ceremony, not the award: "hosted the Academy Awards" ("He hosted a major
             # film award." was an output)
-            ladder = [f"{r} ceremony" for r in ladder]
+            ladder = [f"{r} {CEREMONY}" for r in ladder]
         if span.meta.get("role") == "modifier" and span.meta.get("exclusive"):
             # "his six Grand Slam titles" -> "his six titles" is false (he has others): its phrase goes
             return Decision(None, (), f"{kind} modifying a noun counted as all of them: its phrase goes",

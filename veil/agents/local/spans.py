@@ -1049,6 +1049,10 @@ def _acronym(tok: str) -> bool:
 _ONE_WORD_TITLES = frozenset("phd ph.d. mfa mba grandmaster m.s. m.a. msc m.sc. b.s. b.a. bsc b.sc. ll.b. ll.m. j.d.".split())
 
 
+# what a nationality adjective names as part of a thing's name (a sport, an instrument), not a people's
+_NAMED_BY_NATION = re.compile(r"[\s-]+(?:jiu[- ]?jitsu|rules football|football|boxing|horn|sign language)\b", re.I)
+
+
 def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[str, set[int]]) -> list[Span]:
     """Type one chunk (possibly split into a nationality + the rest)."""
     lex = lexicon()
@@ -1133,6 +1137,9 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
             if cc:
                 meta["continent"] = gazetteer().country_by_code.get(cc, {}).get("continent")
             if nwords == k:
+                if _NAMED_BY_NATION.match(text, end):
+                    return []  # the sport's name, not where one is from: "a Brazilian Jiu Jitsu competitor"
+                    # ("a South American Jiu Jitsu competitor" was an output), "American football"
                 return [span("NATIONALITY", 0.9, "lexicon:nationality", meta)]
             org = _org_ladder(words, raw)
             if org is None:
