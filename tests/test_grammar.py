@@ -1301,6 +1301,21 @@ def test_what_the_ner_mistyped_gets_no_false_kind(engine):
     assert "He, the son of a master weaver, was born in" in out and "He was appointed chef" in out, out
 
 
+def test_an_edited_sentence_keeps_its_point(engine):
+    """The point the tokenizer glued to a word ("brushwork.\\\\"") goes with the phrase that holds it;
+    the sentence still ends with one ("He began showing oils with motifs" was an output)."""
+    from veil.agents.base import Task
+
+    text = ('Brian Gormley is a painter. In the mid-1980s, Gormley began showing expressionistic oils with figural '
+            'motifs, distinguished by wild color and bravura brushwork.\\" Of Irish ancestry Gormley exhibits in his homeland.')
+    task = Task(original=text, doc_id="d", name="Brian Gormley")
+    batch = asyncio.run(engine.prepare([Document(id="d", text=text, name="Brian Gormley")]))
+    plan = engine.optimizer.base_plan(task, batch)
+    k = next(i for i, u in enumerate(plan.units) if u.kind == "participial clause")
+    si = plan.units[k].sentence
+    assert plan.render_sentence(si, {**plan.choice, k: ""}).endswith("motifs.")
+
+
 def test_the_subjects_name_is_never_swallowed_into_a_name_after_it(engine):
     """"to award Voris the Neiman Marcus Fashion Award": "the" between two objects of one verb
     joins no name (the award's took hers, and "Voris" stayed as written); "Alexander the Great"

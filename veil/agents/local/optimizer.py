@@ -109,6 +109,7 @@ _SUCH_AS_KIND = re.compile(r"\bsuch ((?:[a-z-]+ ){0,3}[a-z-]+s) as an? [a-z -]+?
                            r"\b([a-z-]+s),? such as an? [a-z -]+?(?=[.;:)]|$)")
 # "was educated at an educational institution": a kind that says what the verb said
 _EDUCATED_AT_KIND = re.compile(r"\b(educated|schooled) (?:at|in) an? (?:educational institution|school)\b")
+_ENDED = re.compile(r"[.!?][\"'”’)\]\\]*\s*$")  # a sentence's end: its point and the quotes or brackets after it
 _TEAM_OF_LEAGUE = re.compile(r"\b(an? (?:[a-z]+ ){0,2}(?:team|club)) of an? (?:[a-z]+ ){0,2}league\b")
 
 
@@ -2034,7 +2035,12 @@ class Plan:
         # apply(): the first of overlapping edits wins: wide ones first, and of two as wide the
         # deletion of a phrase before the replacement of a span inside it
         reps.sort(key=lambda x: (-x[0], x[1].type != "UNIT"))
-        return tidy(apply(self.analysis.text[a:b], [(s, r) for _, s, r in reps]))
+        out = tidy(apply(self.analysis.text[a:b], [(s, r) for _, s, r in reps]))
+        if out and _ENDED.search(self.analysis.text[a:b]) and not _ENDED.search(out):
+            # the point went with a phrase that held it ("brushwork.\\"" is one word to the
+            # tokenizer: "He began showing oils with motifs" was left without one)
+            out = out.rstrip(" ,;:") + "."
+        return out
 
     def render(self, choice: dict[int, str] | None = None) -> str:
         text = self.analysis.text
