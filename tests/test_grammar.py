@@ -201,6 +201,8 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
      "that he paid too little attention to defence"),
     ("He was popular, although there was a widespread feeling that he paid too little attention to defence.", "too"),
     ("Unhappy with what the shops had to offer in terms of clothing, she started to design clothes.", "of clothing"),
+    # a conjunct beside "alone" ("He worked alone." was false)
+    ("He worked alone and with partners.", "and with partners"),
     # a participle that borrows the first verb's "was" ("Person APG honored by ..." was an output)
     ("In 2004, Malecki was recognized as Changing the Face of Medicine and honored as a Local Legend by the National "
      "Library of Medicine.", "was recognized as Changing the Face of Medicine and"),
@@ -271,6 +273,14 @@ def test_a_pointer_whose_antecedent_the_edits_took_goes_with_its_phrase(engine):
     plan.choice[plan.analysis.sentence_unit(1)] = ""
     engine.optimizer._drop_dangling(plan, task)
     assert plan.render() == "Lang is a German cyclist.", plan.render()
+    # "the latter" says which of two the sentence before named ("The public enquiry into the latter's crash"
+    # and "a medal for the latter two" were outputs once it went)
+    out = without_sentence_1("Lang is a German cyclist. He designed the R100 and R101 airships. "
+                             "The enquiry into the latter's crash found no fault with his work. He lives in Bonn.")
+    assert out == "Lang is a German cyclist. The enquiry found no fault with his work. He lives in Bonn.", out
+    out = without_sentence_1("Lang is a German cyclist. He rode in three Olympics. "
+                             "He won a medal for the latter two. He lives in Bonn.")
+    assert out == "Lang is a German cyclist. He won a medal. He lives in Bonn.", out
     # "Both" counts what the sentence before named
     out = without_sentence_1("Lang is a German cyclist. He and his brother rode for Omega Pharma in 2011. "
                              "Both retired in 2012. He lives in Bonn.")

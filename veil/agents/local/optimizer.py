@@ -807,7 +807,8 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     # "The public enquiry into the latter's crash": which of two the sentence before named
     pointers += [(sentence_of(t.idx), t.nbor(-1).idx, t.idx + len(t.text), "") for t in doc
                  if t.lower_ in ("latter", "former") and t.i > 0 and t.nbor(-1).lower_ == "the"
-                 and not (t.dep_ == "amod" and t.head.i > t.i)] if english else []
+                 and not (t.dep_ == "amod" and t.head.i > t.i and t.head.pos_ != "NUM")] if english else []
+    # ("achieving a medal for the latter two": the latter of what the sentence named before)
     introductions = _introductions(doc, pointers) if english else {}
     analysis = Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare, pointers=pointers,
                         introductions=introductions)

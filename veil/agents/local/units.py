@@ -375,6 +375,8 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "conj" and first.dep_ in ("compound", "nmod") and first.head.i > tok.i:
         return None  # a noun modifier's conjunct is part of the noun phrase, and often a misparse of two
         # nouns: "a racing driver and team manager" -> "a racing driver manager" was an output
+    if dep == "conj" and any(c.lower_ in _EXCLUSIVE and c.i < tok.i for c in (tok.head, *tok.head.children)):
+        return None  # "He worked alone and with partners" -> "He worked alone." is false
     if dep == "conj" and tok.tag_ in ("NNS", "NNPS") and tok.head.tag_ in ("NN", "NNP") \
             and not any(c.dep_ in ("det", "poss") for c in tok.children) and any(c.dep_ == "det" for c in tok.head.children) \
             and any(c.dep_ in ("compound", "amod") and c.i < tok.i for c in tok.children):
@@ -530,6 +532,10 @@ def _brackets(sent) -> list[Constituent]:
                 # (never "(interim)", "(acting)", "(allegedly)": the sentence would claim more)
                 out.append(Constituent("parenthetical", (Piece(o.idx, tok.idx + 1),), 0, tok.i - o.i - 1))
     return out
+
+
+# words that say "this and nothing else": a conjunct beside one cannot go
+_EXCLUSIVE = frozenset("alone solely exclusively only solo".split())
 
 
 def _first_conjunct(sent) -> Constituent | None:
