@@ -10,6 +10,7 @@ import hashlib
 import random
 import re
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -163,12 +164,15 @@ class LocalWorld:
         else:
             labelled = [d for d in documents if d.label]
             train_texts, train_labels = [d.text for d in labelled], [str(d.label) for d in labelled]
-        classifier, classes = fit(train_texts, train_labels)
+        # the classifier (MiniLM embeddings: torch, which leaves the GIL) is fitted in a thread while
+        # the release plans (the parser and Python) are made: the two cores share the work
+        fitting = ThreadPoolExecutor(1, thread_name_prefix="veil-fit")
+        fitted = fitting.submit(fit, train_texts, train_labels)
         batch = LocalBatch(
             doc_ids=tuple(d.id for d in documents), engine="local",
             population=tuple(population), population_is_batch=is_batch,
             pop_pool=Pool([tokenize(c.text) for c in population]),
-            train_texts=tuple(train_texts), train_labels=tuple(train_labels), classifier=classifier, classes=classes,
+            train_texts=tuple(train_texts), train_labels=tuple(train_labels),
         )
         if is_batch and len(documents) > 1:
             # the release plans see the batch without a release pool (they need none); the
@@ -185,6 +189,11 @@ class LocalWorld:
             batch = replace(batch, released=MappingProxyType(released), release_ids=ids,
                             release_pool=Pool([tokenize(released[i]) for i in ids]),
                             release_sentences=MappingProxyType({i: tuple(plans[i][1]) for i in ids}))
+        try:
+            classifier, classes = fitted.result()
+        finally:
+            fitting.shutdown()
+        batch = replace(batch, classifier=classifier, classes=classes)
         log.info("local_batch", batch=batch.id, population=len(batch.population), is_batch=is_batch,
                  released=len(batch.released), train=len(batch.train_texts))
         return batch
