@@ -1076,6 +1076,11 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # a nationality that names a sport is the sport's ("a South American Jiu Jitsu competitor" was an output)
     ("Royler Gracie is a Brazilian Jiu Jitsu competitor. He plays American football.", "Royler Gracie",
      "He is a Brazilian Jiu Jitsu competitor. He plays American football."),
+    # a bracket the parse hung on a preposition before it is no bound ("(the start of the 1970s and 1980s)"
+    # was false of "(1978–82)" after "After")
+    ("Robin Williams was an American comedian. After rising to fame on television (1978–82), Williams went on to "
+     "establish a career in film.", "Robin Williams",
+     "Person A was an American comedian. After rising to fame on television (the 1970s and 1980s), Person A went on"),
     # an age in years and days is an age ("At 33 years and 4 days old" stayed as written)
     ("Flavia Pennetta is a tennis player. At 33 years and 4 days old, she reached the top ten.", "Flavia Pennetta",
      "She is a tennis player. In her early thirties, she reached the top ten."),

@@ -1299,6 +1299,9 @@ def role_of(s: Span, doc) -> str | None:
     if s.type != "PERSON" and any(c.dep_ == "nummod" and c.i < first.i and not _A_YEAR.fullmatch(c.text)
                                   and not (c.i > 0 and doc[c.i - 1].text in ("No.", "no.", "#")) for c in head.children):
         return "counted"  # "four consecutive Summer Olympics"
+    if head.dep_ == "pobj" and prev is not None and prev.text == "(" and head.head.i < prev.i:
+        return None  # a bracket the parse hung on a preposition far before it: "After rising to fame in
+        # Mork & Mindy (1978–82)" is no "after 1978" ("(the start of the 1970s and 1980s)" was false)
     if head.dep_ == "pobj":
         prep = head.head.lower_
         gov = head.head.head
