@@ -219,10 +219,9 @@ def _boundaries(doc):
                 and w[-2:].islower() and w + "." not in _NEVER_ENDS:
             tok.is_sent_start = True  # "at the Cook County Hospital.During her time": the writer left out the space
         elif tok.is_alpha and tok.text.istitle() and prev.text in ('"', "”") and prev.whitespace_ and prev.i > 0 \
-                and re.search(r"[.!?]\\?$", prev.nbor(-1).text) and not prev.nbor(-1).whitespace_:
+                and re.search(r"\.\\?$", prev.nbor(-1).text) and not prev.nbor(-1).whitespace_:  # (not "Oklahoma!")
             tok.is_sent_start = True  # 'bravura brushwork.\" Of Irish ancestry Gormley exhibits': the quote closed the sentence
-        elif prev.text == ")" and prev.whitespace_ == " " and prev.i > 0 and prev.nbor(-1).text not in (".", "!", "?") \
-                and "\n" not in doc[prev.i - 1].whitespace_:
+        elif prev.text == ")" and prev.whitespace_ == " " and prev.i > 0 and not prev.nbor(-1).text.endswith((".", "!", "?")):
             tok.is_sent_start = False  # "married to Sheila (Neville- Smith) | Campbell, they had": a bracket ends no sentence
         elif tok.is_alpha and tok.is_lower and prev.is_alpha and prev.text.istitle() and prev.whitespace_ == " ":
             tok.is_sent_start = False  # "born in Freiburg | im Breisgau": no sentence starts in lower case after a name

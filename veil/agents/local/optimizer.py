@@ -60,7 +60,7 @@ _BRACKET_RANGE = re.compile(rf"\((?:in )?(?:the )?(early |mid-|late )?({_PERIOD}
 # "an organization, an organization and an organization": "three organizations"
 # (not before a bracket that qualifies the last item only: "a team (two seasons), a team and a team (one
 # season)" -> "and two teams (one season)" was an output)
-_SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+){0,2})((?:, \1 \2\b)*,? and \1 \2)\b(?!\s*\()")
+_SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+){0,2})((?:, \1 \2\b)*,? and \1 \2)\b(?!\s*\()(?! ceremon)")
 _COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}
 # a kind phrase (a ladder's rung) before the noun it already ends with ("a chess title title")
 _KIND_TWICE = re.compile(r"\b([Aa]n? (?:[a-z]+ ){0,2}?)(title|team|club|event|award|prize|medal|trophy|company|"
@@ -105,10 +105,10 @@ def _another(reps: list[tuple[int, Span, str]], sentence: str) -> list[tuple[int
 # League"): the league's kind phrase adds nothing to the team's
 # "such prestigious venues as a hall", "venues such as a hall": an example that the edits made a
 # kind says nothing the plural before it did not (said of "Kyoto Concert Hall")
-_SUCH_AS_KIND = re.compile(r"\bsuch ((?:[a-z-]+ ){0,3}[a-z-]+s) as an? [a-z -]+?(?=[.,;:)]|$)|"
-                           r"\b([a-z-]+s),? such as an? [a-z -]+?(?=[.;:)]|$)")
+_SUCH_AS_KIND = re.compile(r"\bsuch ((?:[a-z-]+ ){0,3}[a-z-]+s) as an? (?:[a-z-]+ ){0,1}[a-z-]+(?= ?[.,;:)]|$)|"
+                           r"\b([a-z-]+s),? such as an? (?:[a-z-]+ ){0,1}[a-z-]+(?= ?[.;:)]|$)")
 # "was educated at an educational institution": a kind that says what the verb said
-_EDUCATED_AT_KIND = re.compile(r"\b(educated|schooled) (?:at|in) an? (?:educational institution|school)\b")
+_EDUCATED_AT_KIND = re.compile(r"\b(educated|schooled) (?:at|in) an? (?:educational institution|school)(?=\s*(?:[.,;:)]|$|and\b(?! an? )))")
 _ENDED = re.compile(r"[.!?][\"'”’)\]\\]*\s*$")  # a sentence's end: its point and the quotes or brackets after it
 _TEAM_OF_LEAGUE = re.compile(r"\b(an? (?:[a-z]+ ){0,2}(?:team|club)) of an? (?:[a-z]+ ){0,2}league\b")
 

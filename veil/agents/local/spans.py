@@ -1050,7 +1050,9 @@ _ONE_WORD_TITLES = frozenset("phd ph.d. mfa mba grandmaster m.s. m.a. msc m.sc. 
 
 
 # what a nationality adjective names as part of a thing's name (a sport, an instrument), not a people's
-_NAMED_BY_NATION = re.compile(r"[\s-]+(?:jiu[- ]?jitsu|rules football|football|boxing|horn|sign language)\b", re.I)
+_NAMED_BY_NATION = re.compile(r"(?<=Brazilian)[\s-]+jiu[- ]?jitsu\b|(?<=American)\s+football\b|(?<=Australian)\s+rules football\b"
+                              r"|(?<=Canadian)\s+football\b|(?<=Thai)\s+boxing\b|(?<=French)\s+horn\b|(?<=English)\s+horn\b"
+                              r"|\s+sign language\b", re.I)
 
 
 def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[str, set[int]]) -> list[Span]:
@@ -1261,8 +1263,9 @@ def _role_before_name(doc, i: int, j: int) -> bool:
     if not all(doc[k].pos_ == "PROPN" and doc[k].text[:1].isupper() for k in range(i + 1, j)):
         return False
     if doc[i].lower_ in NAME_TITLES:  # "chef for General Bertrand" ("a chef for an organization" was an output),
-        # never "General Motors" or "Captain America": a surname is a rare word
-        return all(_zipf(doc[k].lower_) < RARE_ZIPF for k in range(i + 1, j))
+        # never "General Motors", "General Atomics" or "Captain America": a given name or an initial follows
+        return (doc[i + 1].lower_ in first_names or bool(re.fullmatch(r"[A-Z]\.", doc[i + 1].text))) \
+            and all(_zipf(doc[k].lower_) < RARE_ZIPF for k in range(i + 1, j))
     return j - i >= 3 and bool(_AGENT_NOUN.fullmatch(doc[i].text)) and doc[i].lower_ not in first_names \
         and _zipf(doc[i].lower_) >= 2.5 and doc[i + 1].lower_ in first_names
 
@@ -1314,7 +1317,8 @@ def _entity_spans(text: str, doc) -> list[Span]:
         if label in ("ORG", "FAC", "WORK_OF_ART", "PRODUCT", "NORP") and j - i >= 2 and _role_before_name(doc, i, j):
             i, label = i + 1, "PERSON"  # "the Comedian Eddie Izzard" (the NER's organisation): a person, after his role
         if label == "ORG" and j < len(doc) and doc[j - 1].dep_ == "compound" and doc[j - 1].head.i == j \
-                and doc[j].pos_ == "PROPN" and doc[j].text[:1].isupper() and doc[j].ent_type_ in ("", "CARDINAL", "ORDINAL") \
+                and doc[j].pos_ in ("PROPN", "NUM") and doc[j].text[:1].isupper() and (doc[j].ent_type_ in ("CARDINAL", "ORDINAL")
+                                                                       or doc[j].like_num) \
                 and doc[j].dep_ not in ("compound", "nmod", "amod") and (j + 1 == len(doc) or not doc[j + 1].text[:1].isupper()):
             j += 1  # the NER's organisation is the first word of a longer name: "BBC | Three" ("rebranded as Three" was an output)
         if i < j:
@@ -1800,7 +1804,7 @@ def _award_names(text: str, spans: list[Span]) -> list[Span]:
             continue
         merged.append(s)
     for k, s in enumerate(merged):
-        if s.type in ("WORK", "NAME", "PROPER", "EVENT", "ORG", "TITLE") and _CATEGORY.match(s.text):
+        if s.type in ("WORK", "NAME", "PROPER", "EVENT") and _CATEGORY.match(s.text):  # (never "Best Buy", "Best Western")
             # an award's category is an award: "won Best Show at the festival" ("won a show" was an output)
             merged[k] = Span(s.start, s.end, s.text, "AWARD", s.score, s.evidence + "+category", {"ladder": ["an award"]})
     for m in _QUOTED_AWARD.finditer(text):
@@ -1812,7 +1816,11 @@ def _award_names(text: str, spans: list[Span]) -> list[Span]:
 
 # an age group and the rest of a competition's name after it: "the ILF World | Under 19 Championship"
 _AGE_GROUP_TAIL = re.compile(r"\s+(?:Under|Over|U)[- ]?\d{1,2}(?:s)?(?:\s+[A-Z][\w'-]*)*?\s+"
-                             r"(?:Championships?|Cup|Games|Tournament|Open|League|Series|Team|Squad)\b")
+                             r"(?P<head>Championships?|Cup|Games|Tournament|Open|League|Series|Team|Squad)\b")
+_AGE_GROUP_KINDS = {"championship": ("EVENT", ["a competition"]), "cup": ("EVENT", ["a competition"]),
+                    "game": ("EVENT", ["a competition"]), "tournament": ("EVENT", ["a competition"]),
+                    "open": ("EVENT", ["a competition"]), "serie": ("EVENT", ["a series", "a competition"]),
+                    "league": ("ORG", ["a league"]), "team": ("ORG", ["a team"]), "squad": ("ORG", ["a team"])}
 
 
 def _age_group_names(text: str, spans: list[Span]) -> list[Span]:
@@ -1824,7 +1832,9 @@ def _age_group_names(text: str, spans: list[Span]) -> list[Span]:
         if out and out[-1].end > s.start:
             continue  # (taken by the name before it)
         if s.type in ("EVENT", "ORG") and (m := _AGE_GROUP_TAIL.match(text, s.end)):
-            s = Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence + "+age_group", s.meta)
+            # what the name's last word says it is ("the FIFA | U-20 World Cup" is no organization)
+            typ, ladder = _AGE_GROUP_KINDS[m.group("head").lower().rstrip("s")]
+            s = Span(s.start, m.end(), text[s.start:m.end()], typ, s.score, s.evidence + "+age_group", {"ladder": ladder})
         out.append(s)
     return out
 
@@ -1894,9 +1904,10 @@ def _whole_hyphenated(text: str, spans: list[Span]) -> list[Span]:
         if s.type in ("ORG", "WORK", "EVENT", "NAME") and (w := _SLASHED_BEFORE.search(text, 0, s.start)):
             # a name's alternative before a slash is the name's: "the Florida/Miami Marlins" ("the
             # Florida/baseball team" was an output), with the span that held it
+            a = w.start()
             while out and out[-1].end > w.start():
-                out.pop()
-            s = Span(w.start(), s.end, text[w.start():s.end], s.type, s.score, s.evidence + "+slash", s.meta)
+                a = min(a, out.pop().start)  # (the whole name before the slash: "the Kansas City/Omaha Kings")
+            s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence + "+slash", s.meta)
         out.append(s)
     return out
 
@@ -2127,7 +2138,8 @@ def _work_titles(text: str) -> list[Span]:
         start = m.start("det") if det else m.start("noun")
         # the words between the determiner and the noun stay ("his debut album X" -> "his debut album");
         # "the" becomes "a": the title said which one
-        phrase = " ".join(filter(None, [text[m.end("det"):m.start("noun")].strip() if det and not named else "", noun]))
+        between = re.sub(r"\b\d{4}\s*", "", text[m.end("det"):m.start("noun")]).strip()  # (a year stays no exact year)
+        phrase = " ".join(filter(None, [between if det and not named else "", noun]))
         if det and det.lower() in ("the", "a", "an"):
             art = article_for(phrase)
             rep = f"{art.capitalize() if det[0].isupper() else art} {phrase}"

@@ -428,7 +428,11 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "appos" and before is not None and before.text == "," and tok.head.tag_ in ("NNS", "NNPS") \
             and any(c.dep_ == "conj" and c.i > tok.i for c in (*tok.children, *tok.head.children)) \
             and doc[sent.end - 1].text in ".!?" \
-            and not any(t.pos_ in ("VERB", "AUX") or t.text in (";", "(", ")") for t in doc[right.i + 1:sent.end - 1]):
+            and not any(t.pos_ in ("VERB", "AUX") or t.text in (";", "(", ")") for t in doc[right.i + 1:sent.end - 1]) \
+            and all(t.dep_ in ("prep", "cc", "punct") or (t.dep_ == "conj" and t.head in (tok, tok.head))
+                    for t in doc[right.i + 1:sent.end - 1] if not right.i < t.head.i < sent.end - 1):
+        # (only the list's own items and phrases after it: "He called his two albums, X and Y, failures."
+        # keeps its complement)
         # a list in apposition to a plural noun that ends the sentence goes whole, with what the parse
         # hung elsewhere: "two champions, Gallant Fox in 1930 and Omaha in 1935." ("Included were
         # champions, in the 1930s." was what its names' loss left)

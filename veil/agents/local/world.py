@@ -166,8 +166,19 @@ class LocalWorld:
             train_texts, train_labels = [d.text for d in labelled], [str(d.label) for d in labelled]
         # the classifier (MiniLM embeddings: torch, which leaves the GIL) is fitted in a thread while
         # the release plans (the parser and Python) are made: the two cores share the work
-        fitting = ThreadPoolExecutor(1, thread_name_prefix="veil-fit")
-        fitted = fitting.submit(fit, train_texts, train_labels)
+        with ThreadPoolExecutor(1, thread_name_prefix="veil-fit") as fitting:
+            fitted = fitting.submit(fit, train_texts, train_labels)
+            batch = self._release_plans(documents, population, is_batch, train_texts, train_labels, release)
+            classifier, classes = fitted.result()
+        batch = replace(batch, classifier=classifier, classes=classes)
+        log.info("local_batch", batch=batch.id, population=len(batch.population), is_batch=is_batch,
+                 released=len(batch.released), train=len(batch.train_texts))
+        return batch
+
+    def _release_plans(self, documents: list[Document], population: list[Candidate], is_batch: bool,
+                       train_texts: list[str], train_labels: list[str],
+                       release: Callable[[Document, LocalBatch], tuple[str, list[str]]]) -> LocalBatch:
+        """The batch without its classifier, with each document's expected release."""
         batch = LocalBatch(
             doc_ids=tuple(d.id for d in documents), engine="local",
             population=tuple(population), population_is_batch=is_batch,
@@ -189,13 +200,6 @@ class LocalWorld:
             batch = replace(batch, released=MappingProxyType(released), release_ids=ids,
                             release_pool=Pool([tokenize(released[i]) for i in ids]),
                             release_sentences=MappingProxyType({i: tuple(plans[i][1]) for i in ids}))
-        try:
-            classifier, classes = fitted.result()
-        finally:
-            fitting.shutdown()
-        batch = replace(batch, classifier=classifier, classes=classes)
-        log.info("local_batch", batch=batch.id, population=len(batch.population), is_batch=is_batch,
-                 released=len(batch.released), train=len(batch.train_texts))
         return batch
 
     # -- embeddings, cached by text --------------------------------------------------------
