@@ -1111,6 +1111,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Robin Williams was an American comedian. After rising to fame on television (1978–82), Williams went on to "
      "establish a career in film.", "Robin Williams",
      "Person A was an American comedian. After rising to fame on television (the 1970s and 1980s), Person A went on"),
+    # a rank held once goes with its phrase (a band is false while he still holds one in it: "a former doubles top
+    # ten in the world" was an output of a world No. 3); a rank before the noun it ranks modifies it
+    ("Bob Bryan is an American tennis player. He is the current world No. 3 doubles player, and a former doubles "
+     "world No. 1.", "Bob Bryan", "He is an American tennis player. He is the current world top-ten doubles player."),
     # an age in years and days is an age ("At 33 years and 4 days old" stayed as written)
     ("Flavia Pennetta is a tennis player. At 33 years and 4 days old, she reached the top ten.", "Flavia Pennetta",
      "She is a tennis player. In her early thirties, she reached the top ten."),

@@ -562,6 +562,7 @@ def _date_meta(text: str, start: int) -> dict:
     return meta
 
 
+_FORMER_BEFORE = re.compile(r"\b(?:former|ex-)\s*(?:[a-z-]+\s+){0,2}\Z")
 _RANK = re.compile(r"\b(?:[Ww]orld|WTA|ATP|FIDE)\s+(?:No\.|[Nn]umber)\s?(\d{1,3})\b")
 _ORDINAL_WORDS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
                   "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
@@ -678,13 +679,22 @@ def _regex_spans(text: str) -> list[Span]:
             add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, f"regex:date_{kind}", meta))
     for m in _RANK.finditer(text):  # "World No. 9": a rank, to a band of ranks
         n = int(m.group(1))
+        if _FORMER_BEFORE.search(text, max(0, m.start() - 40), m.start()):
+            # a rank held once: a band is false while one still holds a rank in it ("a former doubles
+            # top ten in the world" was an output of a world No. 3): its phrase goes
+            add(Span(m.start(), m.end(), m.group(0), "CLAIM", 0.9, "regex:former_rank", {}))
+            continue
         band = _top_band(n, 100)
         # before a name it says who the person is: "World No. 10 Sara Errani" -> "world top-ten
         # player Sara Errani" ("and top ten in the world Person B" did not read)
         named = re.match(r"\s+[A-Z][^\W\d_]", text[m.end():m.end() + 3])
+        # before the noun it ranks it modifies it: "the world No. 3 doubles player" -> "the world
+        # top-ten doubles player" ("the current top ten in the world doubles player" was an output)
+        modifies = re.match(r"\s+(?:doubles|singles|player|seed|golfer|ranked)\b", text[m.end():m.end() + 12])
+        rung = f"world {band.replace(' ', '-')}" + (" player" if named else "") if band and (named or modifies) \
+            else f"{band} in the world" if band else None
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:rank",
-                 {"value": n, "ladder": [(f"world {band.replace(' ', '-')} player" if named else f"{band} in the world")]
-                  if band else []}))
+                 {"value": n, "ladder": [rung] if rung else []}))
     for m in _RANKED_IN_WORLD.finditer(text):  # "ranked sixth in the world" -> "ranked in the top ten in the world"
         w = m.group("n").lower()
         n = _ORDINAL_WORDS.index(w) + 1 if w in _ORDINAL_WORDS else int(w[:-2])
