@@ -748,8 +748,11 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             kept = [o for o in options if not _cognate(verb, o)]
             if kept != options:
                 if d.replacement is not None and d.replacement not in kept:
-                    d = dataclasses.replace(d, replacement=kept[0] if kept else None, drop_unit=d.drop_unit or not kept)
-                options = kept
+                    # (where no phrase holds it, the kind that repeats its verb is still true and names
+                    # nothing: "was awarded the 2015 BBC Sports Personality Team of the Year Award"
+                    # stayed as written)
+                    d = dataclasses.replace(d, replacement=kept[0] if kept else options[-1], drop_unit=d.drop_unit or not kept)
+                options = kept or options[-1:]
         if label_stems:
             # never the label's words where the text did not say them ("a music school" for the
             # conservatory of a "Classical Music Artist"): the next rung, or the phrase goes
@@ -1905,6 +1908,9 @@ def _whole_names(spans: list[Span], doc) -> list[Span]:
                 # Award" swallowed her name into the award's, and the name stayed as written)
                 stops.append(j)
                 j += 2
+            elif j + 2 < sent.end and doc[j].lower_ == "of" and doc[j + 1].lower_ == "the" and _namey(doc[j + 2]) and j > i:
+                stops.append(j)  # "the BBC Sports Personality Team | of the | Year Award" ("a sports team of an
+                j += 3  # award" was an output)
             elif j + 1 < sent.end and doc[j].lower_ in ("and", "&") and _namey(doc[j + 1]) and j > i \
                     and doc[j - 1].dep_ in ("compound", "nmod") and doc[j - 1].head.i > j:
                 j += 2  # "the [Lee Strasberg Theatre and Film] Institute": the parse says one name ("San
@@ -1924,7 +1930,8 @@ def _whole_names(spans: list[Span], doc) -> list[Span]:
             continue  # (nor a run the name goes on after: "NCAA Division | I players")
         words = [t.text for t in doc[i:j] if not t.like_num]
         low = [w.lower() for w in words]
-        if last not in org_heads and "of" in low and low.index("of") > 0 and low[low.index("of") - 1] in org_heads:
+        if last not in org_heads and last not in NAME_KIND_HEADS and "of" in low and low.index("of") > 0 \
+                and low[low.index("of") - 1] in org_heads:  # (never "Team of the Year Award": an award)
             last = low[low.index("of") - 1]  # "Sir J. J. School of Art" (the NER's "J. J. School")
         if last in org_heads:
             org = _org_ladder(words, text[doc[i].idx:doc[j - 1].idx + len(doc[j - 1].text)])
@@ -2061,6 +2068,8 @@ class Plan:
             if rendered and si > 0 and pos == a and a > 0 and text[a - 1] in ".!?" and out[-2:-1] and out[-2] \
                     and (rendered != text[a:b] or out[-2] != text[slice(*self.analysis.sentences[si - 1])]):
                 out[-1] = " "  # the writer's "Hospital.During": sentences stand apart once edited
+            elif rendered and not out[-1] and any(out[:-1]) and not "".join(out[:-1])[-1:].isspace():
+                out[-1] = " "  # (and where the sentence between them went: "Person AVW.A team was" was an output)
             if not rendered:
                 out[-1] = out[-1] if not out[-1].strip() else out[-1]
                 if out[-1] and not out[-1].strip() and "\n" not in out[-1]:
