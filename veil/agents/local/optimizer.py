@@ -2060,6 +2060,7 @@ class Plan:
         for si, (a, b) in enumerate(self.analysis.sentences):
             out.append(text[pos:a])
             rendered = self.render_sentence(si, choice)
+            after_gone = gone
             if gone and rendered and (m := _CONNECTIVE.match(rendered)):
                 # "However, he remained involved." after the sentence it answered went: the
                 # connective goes (it links to nothing), the statement stays
@@ -2068,7 +2069,7 @@ class Plan:
             if rendered and si > 0 and pos == a and a > 0 and text[a - 1] in ".!?" and out[-2:-1] and out[-2] \
                     and (rendered != text[a:b] or out[-2] != text[slice(*self.analysis.sentences[si - 1])]):
                 out[-1] = " "  # the writer's "Hospital.During": sentences stand apart once edited
-            elif rendered and not out[-1] and any(out[:-1]) and not "".join(out[:-1])[-1:].isspace():
+            elif rendered and after_gone and not out[-1] and any(out[:-1]) and not "".join(out[:-1])[-1:].isspace():
                 out[-1] = " "  # (and where the sentence between them went: "Person AVW.A team was" was an output)
             if not rendered:
                 out[-1] = out[-1] if not out[-1].strip() else out[-1]
