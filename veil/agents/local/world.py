@@ -163,25 +163,12 @@ class LocalWorld:
         else:
             labelled = [d for d in documents if d.label]
             train_texts, train_labels = [d.text for d in labelled], [str(d.label) for d in labelled]
-        # (the classifier is fitted in this thread, not beside the release plans: that saved 6 s of
-        # 48, but torch's thread pool started in a helper thread before the loop forks its workers
-        # came with a worker that hung once in tests/test_workers.py, which no later run reproduced)
         classifier, classes = fit(train_texts, train_labels)
-        batch = self._release_plans(documents, population, is_batch, train_texts, train_labels, release)
-        batch = replace(batch, classifier=classifier, classes=classes)
-        log.info("local_batch", batch=batch.id, population=len(batch.population), is_batch=is_batch,
-                 released=len(batch.released), train=len(batch.train_texts))
-        return batch
-
-    def _release_plans(self, documents: list[Document], population: list[Candidate], is_batch: bool,
-                       train_texts: list[str], train_labels: list[str],
-                       release: Callable[[Document, LocalBatch], tuple[str, list[str]]]) -> LocalBatch:
-        """The batch without its classifier, with each document's expected release."""
         batch = LocalBatch(
             doc_ids=tuple(d.id for d in documents), engine="local",
             population=tuple(population), population_is_batch=is_batch,
             pop_pool=Pool([tokenize(c.text) for c in population]),
-            train_texts=tuple(train_texts), train_labels=tuple(train_labels),
+            train_texts=tuple(train_texts), train_labels=tuple(train_labels), classifier=classifier, classes=classes,
         )
         if is_batch and len(documents) > 1:
             # the release plans see the batch without a release pool (they need none); the
@@ -198,6 +185,8 @@ class LocalWorld:
             batch = replace(batch, released=MappingProxyType(released), release_ids=ids,
                             release_pool=Pool([tokenize(released[i]) for i in ids]),
                             release_sentences=MappingProxyType({i: tuple(plans[i][1]) for i in ids}))
+        log.info("local_batch", batch=batch.id, population=len(batch.population), is_batch=is_batch,
+                 released=len(batch.released), train=len(batch.train_texts))
         return batch
 
     # -- embeddings, cached by text --------------------------------------------------------
