@@ -209,6 +209,15 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # a singular noun before a plural one that both share ("influenced by the abstract expressionist" was an output)
     ("His hybrid works are greatly influenced by the abstract expressionist and graffiti art movements.",
      "and graffiti art movements"),
+    # a restrictive clause under "all" ("Membership is open to all people." was false)
+    ("Membership is open to all people who have flown in outer space.", "who have flown in outer space"),
+    ("He was the only player who scored twice.", "who scored twice"),
+    # a narrower field under a claim of standing ("pioneer of photography" of "archaeological photography")
+    ("Ernest Nash was a student of Roman architecture and pioneer of archaeological photography.", "archaeological"),
+    ("She was an authority on medieval manuscripts.", "medieval"),
+    # an office's complement ("In the 1860s he was president." read as a head of state)
+    ("From 1860 until 1865 he was president of the New Orleans & Ohio Railroad Company.",
+     "of the New Orleans & Ohio Railroad Company"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
     flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]
@@ -1581,6 +1590,11 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("He said that that was a very very long race.", "He said that that was a very very long race."),  # (no kind)
     # a bracket whose words all went ('\"Gentile\" ()' of '(non-Mormon)')
     ('He was one of the first "Gentile" () architects.', 'He was one of the first "Gentile" architects.'),
+    # the end of a wider period is another time ("ended at the end of the 1990s" of "at the end of July, 1996")
+    ("His career ended at the end of the 1990s.", "His career ended in the 1990s."),
+    ("Until the end of the 1990s he trained horses.", "Into the 1990s he trained horses."),
+    ("He stayed from the beginning of the 2000s.", "He stayed from the 2000s."),
+    ("At the turn of the 20th century he left.", "At the turn of the 20th century he left."),
 ])
 def test_tidy_mends_what_generalization_leaves(rendered, expected):
     """What rung-by-rung replacement leaves behind reads as one writer would put it; tidy never
@@ -1931,9 +1945,20 @@ def test_a_body_named_for_an_award_or_a_person_reads_as_the_body():
 def test_a_sex_before_its_noun_goes_rather_than_becoming_person():
     """"In the 1970s, she became the first person photojournalist." was an output (of "the first woman
     photojournalist"): before the noun it describes, the word goes; as a noun it is "person"."""
-    opts = [u for u in _span_units("In 1976 she became the first woman photojournalist on the staff. She was the only "
-                                   "woman in the room.", "Mary Lou Foy") if u[0] == "woman"]
+    opts = [u for u in _span_units("In 1976 she became a woman photojournalist on the staff. She was a "
+                                   "woman of rare talent.", "Mary Lou Foy") if u[0] == "woman"]
     assert sorted(o for _, o in opts) == [[""], ["person"]], opts
+
+
+def test_a_sex_under_a_rank_keeps_its_word():
+    """"He was the only child of Person EW." was an output of "the only son of ...": false where he had
+    sisters; "the first photojournalist" of "the first woman photojournalist" is false too."""
+    opts = _span_units("In 1976 she became the first woman photojournalist on the staff. She was the only woman "
+                       "in the room. She was the only daughter of a miner.", "Mary Lou Foy")
+    sexed = [o for w, o in opts if re.search(r"\b(?:woman|daughter)\b", w)]
+    assert all(o == [] for o in sexed), opts
+    # (and a sex with no rank before it still generalizes)
+    assert ["child"] in [o for w, o in _span_units("She was a daughter of a miner.", "Mary Lou Foy") if w == "daughter"]
 
 
 

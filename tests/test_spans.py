@@ -99,6 +99,11 @@ def test_a_town_with_im_or_am_is_one_place_and_a_lord_is_a_person():
     # America football team" was an output)
     t = by_text(find_spans("He represented the Argentina national football team and moved to the Netherlands."))
     assert "Argentina" in t and "the Netherlands" in t
+    # a state's militia is an organisation, not a person, and the state stays a place ("He represented Person
+    # AYV" was an output: "Georgia Militia" as a person's name made "Georgia" a name part)
+    t = by_text(find_spans("He was a businessman from Georgia. He represented Georgia in the U.S. Congress. "
+                           "Dent also served as a colonel in the Georgia Militia during the Creek War."))
+    assert t["Georgia Militia"].type == "ORG" and t["Georgia"].type == "LOCATION"
 
 
 def test_orgs_awards_events_titles(spans):

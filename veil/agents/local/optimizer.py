@@ -168,6 +168,19 @@ def _period_list(m: re.Match) -> str:
 
 # "started training at as a child" (at 6 years old): an age's rung brings its own preposition
 _AT_AGE = re.compile(r"\b([Aa])t (as an? (?:child|teenager|adult)|at a young age|in (?:their|her|his) (?:early |mid-|late )?[a-z]+ies)\b")
+# "ended at the end of the 1990s" (of "at the end of July, 1996"): the end of a wider period is a
+# different time; the preposition that fits the period alone stands ("the turn of" a century is left alone)
+_END_OF_PERIOD = re.compile(rf"\b(?:([Aa]t|[Tt]owards?|[Nn]ear|[Bb]y|[Aa]round|[Ii]n)|([Uu]ntil|[Tt]ill|[Tt]o|[Tt]hrough)|"
+                            rf"([Ff]rom|[Ss]ince)) the (?:very )?(?:end|close|beginning|start|middle|outset) of "
+                            rf"(the (?:early |mid-|late )?{_PERIOD})")
+
+
+def _end_of_period(m: re.Match) -> str:
+    word = m.group(1) or m.group(2) or m.group(3)
+    new = "in" if m.group(1) else "into" if m.group(2) else word.lower()
+    return (new.capitalize() if word[0].isupper() else new) + " " + m.group(4)
+
+
 # "from the 1850s to the 1850s" -> "in the 1850s": a range whose ends generalized to one period
 _EMPTY_RANGE = re.compile(rf"\b(from|between|From|Between) (the (?:early |mid-|late )?{_PERIOD}) (?:to|until|till|through|and) \2")
 _MALE = re.compile(r"\b(?:he|him|his|himself)\b", re.I)
@@ -271,6 +284,7 @@ def tidy(sentence: str) -> str:
     s = re.sub(r"\b([\w]+-time) an? (?=[a-z])", r"\1 ", s)  # "multiple-time a medalist" (of "multiple-time Olympic medalist")
     s = re.sub(rf"\b([Tt]he|[Tt]hose|[Tt]hese) years? the ((?:early |mid-|late )?{_PERIOD})", r"\1 \2", s)  # "The years the 1840s and 1850s"
     s = _EMPTY_RANGE.sub(lambda m: ("In " if m.group(1)[0].isupper() else "in ") + m.group(2), s)
+    s = _END_OF_PERIOD.sub(_end_of_period, s)
     s = _LATE_THE.sub(lambda m: f"the {m.group(2)}", s)
     s = _ON_PERIOD.sub(lambda m: ("In " if m.group(1) == "O" else "in ") + m.group(2), s)
     s = _HOURS_OF.sub(lambda m: ("In " if (m.group(1) or "i").isupper() else "in ") + m.group(2), s)
@@ -675,6 +689,11 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         if s.type == "GENDERED" and s.text.lower() in _CATEGORY_NOUNS and re.match(r"(?:'s|’s|'|’)\s+\w", text[s.end:s.end + 4]):
             # "the women's team", "the Girls' division": a category, not a description of the
             # subject ("the people's team" was false)
+            options = []
+        if s.type == "GENDERED" and re.search(r"\b(?:only|sole|first|last)\s+$", text[max(0, s.start - 7):s.start], re.I):
+            # "the only son of X" -> "the only child" is false (he may have had sisters), and so is "the
+            # first photojournalist" of "the first woman photojournalist": a rank among one sex is no rank
+            # among all (the attacker may still take the phrase)
             options = []
         if options[:1] == [""] and s.meta.get("role") == "modifier" and s.type in _NAMED_TYPES + ("PERSON",) \
                 and (a := _the_before_name(s, doc)) is not None:

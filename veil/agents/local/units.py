@@ -39,8 +39,19 @@ winner winners runner-up recipient holder founder co-founder assistant aide advi
 delegate heir successor predecessor love passion fondness talent aptitude enthusiasm fascination devotion
 dedication commitment contribution contributions student students pupil pupils disciple apprentice master expert
 specialist pioneer graduate graduates alumnus alumna alumni fellow fellows laureate trustee trustees patron
-patrons sense terms""".split())  # ("He was a student." of "a student of Roman architecture": empty and misleading;
-# "in terms of clothing" -> "in terms" was an output)
+patrons sense terms president presidents vice-president chairman chairwoman chairperson chair director directors
+head chief ceo treasurer secretary dean rector provost chancellor governor editor captain commander""".split())
+# ("He was a student." of "a student of Roman architecture": empty and misleading; "in terms of clothing" ->
+# "in terms" was an output; "In the 1860s he was president." of "president of the New Orleans & Ohio Railroad
+# Company" read as a head of state: an office needs what it is held in)
+# nouns that claim a standing in a field: a narrower field is a smaller claim ("a pioneer of archaeological
+# photography" -> "a pioneer of photography" was false)
+CLAIM_NOUNS = frozenset("""pioneer pioneers innovator innovators father mother founder leader leaders authority
+expert experts specialist specialists master masters champion champions advocate proponent exponent icon legend
+doyen""".split())
+# determiners that quantify over every member of what the noun and its restrictive clause pick out
+# ("open to all people who have flown in outer space" -> "open to all people" was false)
+UNIVERSAL = frozenset("all every any each no only sole".split())
 # the noun before a verb's "as" phrase that the phrase completes ("left his role as tournament director")
 AS_NOUNS = frozenset("role roles position positions post job capacity duties seat title career stint tenure term".split())
 # words that make a preposition with the "to"/"of"/"from" after them: the phrase goes with the word
@@ -262,6 +273,16 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # the parse hung a clause with its own subject on the phrase ("as an engineer ... and I cook")
     if dep == "amod" and (tok.tag_ == "JJS" or any(c.tag_ == "RBS" for c in tok.children)):
         return None  # "the youngest driver to compete" -> "the driver to compete": a superlative picks one out
+    if dep in ("relcl", "acl") and tok.i > tok.head.i and tok.doc[tok.left_edge.i - 1].text not in (",", "(", "–", "—") \
+            and (tok.head.lower_ in ("those", "anyone", "everyone", "anybody", "everybody", "all")
+                 or any(c.lower_ in UNIVERSAL for c in tok.head.children if c.i < tok.head.i)):
+        return None  # a restrictive clause under "all", "every", "only": "open to all people who have flown in
+        # outer space" -> "open to all people" was false
+    if dep in ("amod", "compound") and tok.head.dep_ == "pobj" and tok.head.head.dep_ == "prep" \
+            and CLAIM_NOUNS.intersection((tok.head.head.head.lower_, tok.doc[tok.head.head.i - 1].lower_)) \
+            and not any(c.dep_ in ("det", "poss") for c in tok.head.children):
+        return None  # "a pioneer of archaeological photography" -> "a pioneer of photography" claims more (the
+        # parse may hang the phrase on the noun before "pioneer": "a student of architecture and pioneer | of")
     if dep == "amod" and tok.lower_ in QUANTIFIERS:
         return None  # "one of several players" -> "one of players": a quantifier is the noun's determiner
     if dep == "amod" and tok.head.lower_ in EMPTY_WITHOUT_MODIFIER:
