@@ -218,6 +218,7 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # an office's complement ("In the 1860s he was president." read as a head of state)
     ("From 1860 until 1865 he was president of the New Orleans & Ohio Railroad Company.",
      "of the New Orleans & Ohio Railroad Company"),
+    ("Henry Trengrouse was the inventor of the Rocket life-saving apparatus.", "of the Rocket life-saving apparatus"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
     flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]
@@ -1595,6 +1596,11 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("Until the end of the 1990s he trained horses.", "Into the 1990s he trained horses."),
     ("He stayed from the beginning of the 2000s.", "He stayed from the 2000s."),
     ("At the turn of the 20th century he left.", "At the turn of the 20th century he left."),
+    # a comma the subject kept after its phrase went ("Grechko, along with ... established")
+    ("He, established an association in the 1980s.", "He established an association in the 1980s."),
+    ("He, however, moved.", "He, however, moved."),
+    # a state raised to the country the noun names ("from Kentucky")
+    ("He was a United States congressman from the United States.", "He was a United States congressman."),
 ])
 def test_tidy_mends_what_generalization_leaves(rendered, expected):
     """What rung-by-rung replacement leaves behind reads as one writer would put it; tidy never
@@ -2213,3 +2219,14 @@ def test_a_kind_that_only_repeats_its_verb_is_no_rung(engine):
     plan = engine.optimizer.base_plan(task, batch)
     unit = next(u for u in plan.units if u.kind == "span" and u.text == "World Sportscar Championship")
     assert "a championship" in unit.options and "a competition" not in unit.options, unit.options
+
+
+def test_a_name_one_trains_in_a_text_about_horses_is_a_horse():
+    """"trainer of an organization" (of "trainer of Seabiscuit") and "He trained Brigadier Person BAX." (of the
+    horse Brigadier Gerard) were outputs; a boxer one trains stays a person."""
+    opts = _span_options("James Smith was an American Thoroughbred horse trainer. He was the son of Tom Smith, trainer "
+                         "of Seabiscuit. He trained Brigadier Gerard, who was only beaten once.", "James Smith")
+    assert opts["Seabiscuit"] == ["a horse"] and opts["Brigadier Gerard"] == ["a horse"], opts
+    assert check("He trained Brigadier Gerard.", "He trained a horse.").ok
+    opts = _span_options("Cus D'Amato was an American boxing trainer. He trained Floyd Patterson.", "Cus D'Amato")
+    assert "a horse" not in opts.get("Floyd Patterson", []), opts

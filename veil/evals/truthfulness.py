@@ -61,11 +61,12 @@ def generalization_vocabulary() -> frozenset[str]:
     for key in ("org_heads", "org_modifiers", "acronyms", "team_nicknames", "awards", "events", "titles",
                 "continent_adjectives", "gendered", "name_kinds"):
         walk(lex.get(key))
-    from veil.agents.local.policy import CEREMONY, FORMULA_LADDER, SLOT_KINDS
+    from veil.agents.local.policy import CEREMONY, FORMULA_LADDER, HORSE, SLOT_KINDS
 
     walk(FORMULA_LADDER)
     walk(CEREMONY)  # ("hosted a major film award ceremony")
     walk(SLOT_KINDS)
+    walk(HORSE)
     g = gazetteer()
     for c in g.country_by_code.values():
         words.extend(re.findall(r"[^\W_]+", c.get("name", "")))

@@ -41,9 +41,9 @@ from veil.agents.literal import (NAME_GAP, NAME_PARTICLE, NICKNAME, NICKNAMED, P
                                  role_said_beside)
 from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, article_for, role_noun, year_ladder
 from veil.agents.local.p_evaluator import AttackResult, LocalPrivacyEvaluator, run_attack
-from veil.agents.local.policy import FORMULA_LADDER, NAME_KIND_HEADS, Policy, SubjectInfo, load_policy, plural, slot_kind
+from veil.agents.local.policy import FORMULA_LADDER, HORSE, HORSE_GOVERNORS, NAME_KIND_HEADS, Policy, SubjectInfo, load_policy, plural, slot_kind
 from veil.agents.local.retrieval import tokenize
-from veil.agents.local.spans import (COMPASS, NAME_TITLES, STOP_WORDS, Span, deny_spans, find_spans, fold, known_capitals,
+from veil.agents.local.spans import (COMPASS, HORSE_TEXT, NAME_TITLES, STOP_WORDS, Span, deny_spans, find_spans, fold, known_capitals,
                                      lexicon, number_value, place_info)
 from veil.agents.local.spans import _zipf  # (the span finder's word frequency: one measure of "rare")
 from veil.agents.local.units import DEICTIC_NOUNS, RANKING, Constituent, constituents, is_ordinal, negated
@@ -236,7 +236,10 @@ def _fronted_period(s: str) -> str:
 
 # "He, was a painter": what a name's bracket leaves after its comma once both went
 # (with its life dates: "He (born in the 1980s), is a kickboxer" once ", also known as X," went)
-_PRONOUN_COMMA = re.compile(r"^((?:He|She|They|It)(?: \([^()]*\))?),\s+(is|was|are|were|has|had|became)\b", re.I)
+_PRONOUN_COMMA = re.compile(r"^((?:He|She|They|It)(?: \([^()]*\))?),\s+(is|was|are|were|has|had|became|[a-z]{3,}ed)\b", re.I)
+# "a United States congressman from the United States" (of "from Kentucky"): the state raised to the
+# country that the noun already names says nothing: the phrase goes
+_FROM_OWN_COUNTRY = re.compile(r"\b((?:United States|U\.S\.|American) [a-z]+(?: [a-z]+)?) from the United States\b")
 
 
 # a generational suffix after a pseudonym says the person shares a name with another one of the
@@ -273,6 +276,7 @@ def tidy(sentence: str) -> str:
     s = _NESTED_PERIODS.sub(_nested_periods, s)
     s = _TWO_PERIODS.sub(r"\1 and", s)
     s = _SAME_PLACE.sub(r"\1", s)
+    s = _FROM_OWN_COUNTRY.sub(r"\1", s)
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _KIND_OF_ORGANIZATION.sub(r"\1", s)
     s = _TEAM_OF_LEAGUE.sub(r"\1", s)
@@ -667,6 +671,16 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         if s.meta.get("lead") is not None and d.replacement in _PRONOUNS:
             a = s.meta["lead"]
             s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
+        if s.type in ("PERSON", "ORG", "NAME", "PROPER") and tuple(s.meta.get("governor") or ()) in HORSE_GOVERNORS \
+                and HORSE_TEXT.search(text):
+            # "trainer of Seabiscuit", "trained Brigadier Gerard": a horse; a title word before the name is the
+            # horse's name too ("Brigadier a horse")
+            a = s.start
+            while (m := re.search(r"([A-Z][a-z]+)\s+$", text[max(0, a - 30):a])) and m.group(1) not in ("The", "A", "An"):
+                a -= len(m.group(0))
+            s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
+            d = dataclasses.replace(d, replacement=HORSE, ladder=(), drop_unit=False, or_sentence=False,
+                                    reason="a name one trains or rides, in a text about horse racing, is a horse")
         if _abbreviates(s, spans, text):
             # "Major League Baseball (MLB)", "the Kenema Government Hospital (KGH)": the bracket
             # repeats the name before it ("an organization (a sports league)" was an output)

@@ -163,6 +163,12 @@ SLOT_KINDS = {
     ("mayor", "of"): "a municipality", ("mayoralty", "of"): "a municipality",
 }
 
+# in a text about horse racing (spans.HORSE_TEXT), a name one trains or rides is a horse, whatever the NER
+# says ("He was the child of Person BAE, trainer of an organization." of "trainer of Seabiscuit"; "He
+# trained Brigadier Person BAX." of the horse Brigadier Gerard)
+HORSE_GOVERNORS = frozenset({("train", None), ("ride", None), ("trainer", "of"), ("rider", "of"),
+                             ("jockey", "of"), ("saddle", None)})
+HORSE = "a horse"
 
 # verbs whose object, where it is an award's name, is the award's ceremony
 _CEREMONY_VERBS = frozenset("host co-host cohost emcee broadcast televise".split())

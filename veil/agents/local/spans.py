@@ -2062,7 +2062,7 @@ def _same_place(spans: list[Span]) -> list[Span]:
 # Anita Handicap"; and "the Kentucky Derby"): the NER calls them organisations, places or persons
 # ("three horses in an organization", "Person APA" were outputs); "Derby" only in a text about
 # horses ("Derby County" is a club, the "Home Run Derby" no race)
-_HORSES = re.compile(r"\b(?:horses?|thoroughbreds?|racehorses?|jockeys?|stakes)\b", re.I)
+HORSE_TEXT = re.compile(r"\b(?:horses?|thoroughbreds?|racehorses?|jockeys?|stakes)\b", re.I)
 
 
 def _race_names(text: str, spans: list[Span]) -> list[Span]:
@@ -2074,7 +2074,7 @@ def _race_names(text: str, spans: list[Span]) -> list[Span]:
         if s.type in ("ORG", "LOCATION", "PERSON", "NAME", "PROPER", "EVENT", "AWARD") and len(words) >= 2 \
                 and words[-1][:1].isupper() and (last in lexicon()["race_heads_set"] or last == "derby"):
             if horses is None:
-                horses = bool(_HORSES.search(text))
+                horses = bool(HORSE_TEXT.search(text))
             if horses:
                 out.append(Span(s.start, s.end, s.text, "EVENT", s.score, s.evidence + "+race",
                                 {"ladder": ["a horse race", "a race"]}))

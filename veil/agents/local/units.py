@@ -39,11 +39,15 @@ winner winners runner-up recipient holder founder co-founder assistant aide advi
 delegate heir successor predecessor love passion fondness talent aptitude enthusiasm fascination devotion
 dedication commitment contribution contributions student students pupil pupils disciple apprentice master expert
 specialist pioneer graduate graduates alumnus alumna alumni fellow fellows laureate trustee trustees patron
-patrons sense terms president presidents vice-president chairman chairwoman chairperson chair director directors
-head chief ceo treasurer secretary dean rector provost chancellor governor editor captain commander""".split())
-# ("He was a student." of "a student of Roman architecture": empty and misleading; "in terms of clothing" ->
-# "in terms" was an output; "In the 1860s he was president." of "president of the New Orleans & Ohio Railroad
-# Company" read as a head of state: an office needs what it is held in)
+patrons sense terms""".split())  # ("He was a student." of "a student of Roman architecture": empty and
+# misleading; "in terms of clothing" -> "in terms" was an output)
+# nouns whose "of" phrase is their complement (their other phrases may go): an office needs what it is held in
+# ("In the 1860s he was president." of "president of the New Orleans & Ohio Railroad Company" read as a head of
+# state), a maker what he made ("He, inventor, was born" of "inventor of the 'Rocket' life-saving apparatus")
+OF_COMPLEMENT = frozenset("""president presidents vice-president chairman chairwoman chairperson chair director
+directors head chief ceo treasurer secretary dean rector provost chancellor governor editor captain commander
+inventor inventors creator creators designer designers author authors composer publisher owner owners
+developer""".split())
 # nouns that claim a standing in a field: a narrower field is a smaller claim ("a pioneer of archaeological
 # photography" -> "a pioneer of photography" was false)
 CLAIM_NOUNS = frozenset("""pioneer pioneers innovator innovators father mother founder leader leaders authority
@@ -181,12 +185,14 @@ def _dependent(tok, sent) -> Constituent | None:
         # "the solar system" -> "the system": after "the", a noun's only modifier says which one it is
         return None
     relational = tok.head.lower_ in RELATIONAL or tok.head.lemma_.lower() in RELATIONAL  # ("over 100 types" of aircraft)
-    if dep == "prep" and tok.lower_ == "of" and (tok.head.pos_ not in ("NOUN", "PROPN") or relational):
+    if dep == "prep" and tok.lower_ == "of" and (tok.head.pos_ not in ("NOUN", "PROPN") or relational
+                                                 or tok.head.lower_ in OF_COMPLEMENT):
         return None  # "part of X", "one of X", "member of X": the noun needs its complement
     if dep == "prep" and tok.head.pos_ in ("NOUN", "PROPN", "NUM", "PRON") and relational:
         return None
     prev = tok.doc[tok.i - 1] if tok.i > 0 else None
-    if dep == "prep" and prev is not None and prev.pos_ == "NOUN" and prev.lower_ in RELATIONAL:
+    if dep == "prep" and prev is not None and prev.pos_ == "NOUN" and (
+            prev.lower_ in RELATIONAL or (tok.lower_ == "of" and prev.lower_ in OF_COMPLEMENT)):
         return None  # the parse hung the complement on the noun before ("trainer and winner | of the Derby")
     noun = tok.head if tok.head.pos_ == "NOUN" else prev  # (the parse may hang it on the verb: "set the record | for")
     if dep == "prep" and noun is not None and noun.pos_ == "NOUN" and tok.i == noun.i + 1 and any(
