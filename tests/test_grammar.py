@@ -1599,8 +1599,11 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     # a comma the subject kept after its phrase went ("Grechko, along with ... established")
     ("He, established an association in the 1980s.", "He established an association in the 1980s."),
     ("He, however, moved.", "He, however, moved."),
+    ('He, dubbed "ten of hearts" by his fans, was popular.', 'He, dubbed "ten of hearts" by his fans, was popular.'),
+    ("He was a United States congressman from North America.", "He was a United States congressman."),
     # a state raised to the country the noun names ("from Kentucky")
     ("He was a United States congressman from the United States.", "He was a United States congressman."),
+    ("She holds the World record for specials.", "She holds the world record for specials."),
 ])
 def test_tidy_mends_what_generalization_leaves(rendered, expected):
     """What rung-by-rung replacement leaves behind reads as one writer would put it; tidy never
@@ -2230,3 +2233,13 @@ def test_a_name_one_trains_in_a_text_about_horses_is_a_horse():
     assert check("He trained Brigadier Gerard.", "He trained a horse.").ok
     opts = _span_options("Cus D'Amato was an American boxing trainer. He trained Floyd Patterson.", "Cus D'Amato")
     assert "a horse" not in opts.get("Floyd Patterson", []), opts
+
+
+def test_a_range_of_days_is_one_date():
+    """"From May 3-in the 2000s, photographs of him were on display" was an output: the range's first day
+    stayed as written."""
+    opts = _span_options("Mai Lee is a photographer. From May 3-August 31, 2008, photographs of Mai were on display "
+                         "in a museum. They were shown again on May 5-7, 2011.", "Mai Lee")
+    assert opts["From May 3-August 31, 2008"][0] == "in the 2000s", opts
+    assert opts["May 5-7, 2011"][0] == "the 2010s", opts
+    assert not any("May" in k and k not in ("From May 3-August 31, 2008", "May 5-7, 2011") for k in opts), opts

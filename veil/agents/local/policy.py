@@ -209,6 +209,8 @@ def kind_noun(span: Span) -> str | None:
             return "a season" if re.search(r"\d{4}\s*[–-]\s*\d{1,2}\b", t) else None
         if _MONTH.search(t):
             rest = re.sub(r"\b\d{4}\b", "", _MONTH.sub("", t))
+            if re.search(r"\d\s*(?:–|—|-|to)\s*\w", rest):
+                return None  # days, not "a day": "ran 12–14 June 1990" ("ran a day" was false)
             return "a day" if re.search(r"\b\d{1,2}(?:st|nd|rd|th)?\b", rest) else "a month"
         if re.fullmatch(r"(?:in\s+)?\d{4}", t.strip()):
             return "a year"

@@ -415,6 +415,11 @@ RE_MY = re.compile(rf"\b(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
 RE_SEASON_YEAR = re.compile(rf"\b(?:the\s+)?(?:(?:early|late|mid-?)\s*)?(?:spring|summer|autumn|fall|winter)"
                             rf"(?:\s+of)?\s+(?P<y>{_YEAR})\b", re.I)
 RE_DM = re.compile(_ON + rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?)\b(?!\s*,?\s*\d)")
+# days of one year: "From May 3-August 31, 2008", "12–14 June 1990" ("From May 3-in the 2000s" was an output:
+# the first day stayed as written)
+RE_DAY_RANGE = re.compile(rf"(?:\b(?P<from>[Ff]rom)\s+)?\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?{_DASH}(?:{_MONTH}\s+)?"
+                          rf"\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?(?:\s+{_MONTH})?{_DASH}\d{{1,2}}(?:st|nd|rd|th)?"
+                          rf"\s+{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
 RE_RANGE = re.compile(rf"\b(?P<a>{_YEAR})(?:–|—|-)(?P<b>{_YEAR}|\d{{1,2}})\b")  # ("the 1958-9 session" too)
 RE_YEAR = re.compile(rf"(?<![\d$£€.,/-])\b(?P<y>{_YEAR})\b(?![\d,]*\s*(?:%|percent|km|kilometres|kilometers|meters|metres|m\b|ft|feet|miles|people|copies|units|kg|pounds))(?!(?:,\d|\.\d|-\d|s\b|'s\b))")
 RE_DECADE = re.compile(r"\b(?:(?P<mod>early|mid|late)[\s-]+)?(?P<y>1\d{2}0|20\d0)s\b|(?<![\w'])'(?P<yy>\d0)s\b", re.I)
@@ -670,6 +675,16 @@ def _regex_spans(text: str) -> list[Span]:
             if a < b:
                 add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.9, "regex:year_range",
                          {"year": a, "year_end": b, word: True}))
+    for m in RE_DAY_RANGE.finditer(text):
+        y = int(m.group("y"))
+        if m.group("from"):  # "From May 3-August 31, 2008" -> "In the 2000s"
+            add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.95, "regex:day_range", {"year": y, "year_end": y, "from": True}))
+        else:
+            last = re.findall(_MONTH, m.group(0))[-1]  # (the range's end)
+            meta = {"year": y, "month": _month_num(last), "day": int(re.findall(r"\d{1,2}(?=\D*" + re.escape(last) + r"|\s*,?\s*\d{4})",
+                                                                         m.group(0))[-1]), "granularity": "day", "on": False}
+            meta.update(_date_meta(text, m.start()))
+            add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, "regex:day_range", meta))
     for rx, kind in ((RE_DMY, "dmy"), (RE_MDY, "mdy"), (RE_ISO, "iso")):
         for m in rx.finditer(text):
             month = int(m.group("mm")) if kind == "iso" else _month_num(m.group("m"))
