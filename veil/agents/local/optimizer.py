@@ -43,7 +43,7 @@ from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, ar
 from veil.agents.local.p_evaluator import AttackResult, LocalPrivacyEvaluator, run_attack
 from veil.agents.local.policy import FORMULA_LADDER, HORSE, HORSE_GOVERNORS, NAME_KIND_HEADS, Policy, SubjectInfo, load_policy, plural, slot_kind
 from veil.agents.local.retrieval import tokenize
-from veil.agents.local.spans import (COMPASS, HORSE_TEXT, NAME_TITLES, STOP_WORDS, Span, deny_spans, find_spans, fold, known_capitals,
+from veil.agents.local.spans import (COMPASS, NAME_TITLES, RACING_TEXT, STOP_WORDS, Span, deny_spans, find_spans, fold, known_capitals,
                                      lexicon, number_value, place_info)
 from veil.agents.local.spans import _zipf  # (the span finder's word frequency: one measure of "rare")
 from veil.agents.local.units import DEICTIC_NOUNS, RANKING, Constituent, constituents, is_ordinal, negated
@@ -169,8 +169,9 @@ def _period_list(m: re.Match) -> str:
 # "started training at as a child" (at 6 years old): an age's rung brings its own preposition
 _AT_AGE = re.compile(r"\b([Aa])t (as an? (?:child|teenager|adult)|at a young age|in (?:their|her|his) (?:early |mid-|late )?[a-z]+ies)\b")
 # "ended at the end of the 1990s" (of "at the end of July, 1996"): the end of a wider period is a
-# different time; the preposition that fits the period alone stands ("the turn of" a century is left alone)
-_END_OF_PERIOD = re.compile(rf"\b(?:([Aa]t|[Tt]owards?|[Nn]ear|[Bb]y|[Aa]round|[Ii]n)|([Uu]ntil|[Tt]ill|[Tt]o|[Tt]hrough)|"
+# different time; the preposition that fits the period alone stands ("the turn of" a century is left alone,
+# and "by the end of", a running total's time, too)
+_END_OF_PERIOD = re.compile(rf"\b(?:([Aa]t|[Tt]owards?|[Nn]ear|[Aa]round|[Ii]n)|([Uu]ntil|[Tt]ill|[Tt]hrough)|"
                             rf"([Ff]rom|[Ss]ince)) the (?:very )?(?:end|close|beginning|start|middle|outset) of "
                             rf"(the (?:early |mid-|late )?{_PERIOD})")
 
@@ -240,7 +241,8 @@ _PRONOUN_COMMA = re.compile(r"^((?:He|She|They|It)(?: \([^()]*\))?),\s+(is|was|a
 # (a verb in "-ed" only with no comma after it: "He, dubbed 'ten of hearts' by his fans, was" is a participle's)
 # "a United States congressman from the United States" (of "from Kentucky"): the state raised to the
 # country that the noun already names says nothing: the phrase goes
-_FROM_OWN_COUNTRY = re.compile(r"\b((?:United States|U\.S\.|American) [a-z]+(?: [a-z]+)?) from (?:the United States|North America)\b")
+_FROM_OWN_COUNTRY = re.compile(r"\b((?:United States|U\.S\.|American) [a-z]+(?: [a-z]+)?) from (?:the United States|North America)\b"
+                               r"(?!\s+[A-Z])")  # (not "from the United States Military Academy")
 
 
 # a generational suffix after a pseudonym says the person shares a name with another one of the
@@ -674,11 +676,12 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             a = s.meta["lead"]
             s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
         if s.type in ("PERSON", "ORG", "NAME", "PROPER") and tuple(s.meta.get("governor") or ()) in HORSE_GOVERNORS \
-                and HORSE_TEXT.search(text):
-            # "trainer of Seabiscuit", "trained Brigadier Gerard": a horse; a title word before the name is the
-            # horse's name too ("Brigadier a horse")
+                and RACING_TEXT.search(text) and not _role_before(s, doc):
+            # "trainer of Seabiscuit", "trained Brigadier Gerard" in a text about horse racing: a horse (a person
+            # after a role noun stays one: "trained apprentice jockey Lester Piggott"); a title word before the
+            # name is the horse's name too ("Brigadier a horse")
             a = s.start
-            while (m := re.search(r"([A-Z][a-z]+)\s+$", text[max(0, a - 30):a])) and m.group(1) not in ("The", "A", "An"):
+            while (m := re.search(r"([A-Z][a-z]+)\s+$", text[max(0, a - 30):a])) and m.group(1).lower() in NAME_TITLES:
                 a -= len(m.group(0))
             s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
             d = dataclasses.replace(d, replacement=HORSE, ladder=(), drop_unit=False, or_sentence=False,
@@ -706,10 +709,13 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # "the women's team", "the Girls' division": a category, not a description of the
             # subject ("the people's team" was false)
             options = []
-        if s.type == "GENDERED" and re.search(r"\b(?:only|sole|first|last)\s+$", text[max(0, s.start - 7):s.start], re.I):
+        if s.type == "GENDERED" and s.text.lower() not in _PRONOUNS | {"his", "hers", "himself", "herself"} and re.search(
+                r"\b(?:only|sole|first|second|third|fourth|fifth|last|eldest|oldest|youngest|elder|younger)"
+                r"(?:\s+[a-z]+)?\s+$", text[max(0, s.start - 22):s.start], re.I):
             # "the only son of X" -> "the only child" is false (he may have had sisters), and so is "the
-            # first photojournalist" of "the first woman photojournalist": a rank among one sex is no rank
-            # among all (the attacker may still take the phrase)
+            # first photojournalist" of "the first (black) woman photojournalist", nor "the eldest child" of "the
+            # eldest daughter": a rank among one sex is no rank among all (the attacker may still take the
+            # phrase); pronouns are no rank's noun ("Not only her paintings")
             options = []
         if options[:1] == [""] and s.meta.get("role") == "modifier" and s.type in _NAMED_TYPES + ("PERSON",) \
                 and (a := _the_before_name(s, doc)) is not None:

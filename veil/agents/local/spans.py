@@ -415,7 +415,7 @@ RE_MY = re.compile(rf"\b(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
 RE_SEASON_YEAR = re.compile(rf"\b(?:the\s+)?(?:(?:early|late|mid-?)\s*)?(?:spring|summer|autumn|fall|winter)"
                             rf"(?:\s+of)?\s+(?P<y>{_YEAR})\b", re.I)
 RE_DM = re.compile(_ON + rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?)\b(?!\s*,?\s*\d)")
-# days of one year: "From May 3-August 31, 2008", "12–14 June 1990" ("From May 3-in the 2000s" was an output:
+# a range of days: "From May 3-August 31, 2008", "12–14 June 1990" ("From May 3-in the 2000s" was an output:
 # the first day stayed as written)
 RE_DAY_RANGE = re.compile(rf"(?:\b(?P<from>[Ff]rom)\s+)?\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?{_DASH}(?:{_MONTH}\s+)?"
                           rf"\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?(?:\s+{_MONTH})?{_DASH}\d{{1,2}}(?:st|nd|rd|th)?"
@@ -677,12 +677,17 @@ def _regex_spans(text: str) -> list[Span]:
                          {"year": a, "year_end": b, word: True}))
     for m in RE_DAY_RANGE.finditer(text):
         y = int(m.group("y"))
+        months = [_month_num(x) for x in re.findall(_MONTH, m.group(0))]
+        first = y - 1 if months[0] > months[-1] else y  # ("December 28-January 3, 2000" began in 1999)
+        if re.match(r"\s*(?:%|percent|people|runners|athletes|fans|spectators|copies|units)\b", text[m.end():]):
+            continue  # a count after the days: "On June 12-13, 2000 runners took part"
         if m.group("from"):  # "From May 3-August 31, 2008" -> "In the 2000s"
-            add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.95, "regex:day_range", {"year": y, "year_end": y, "from": True}))
+            add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.95, "regex:day_range",
+                     {"year": first, "year_end": y, "from": True}))
         else:
-            last = re.findall(_MONTH, m.group(0))[-1]  # (the range's end)
-            meta = {"year": y, "month": _month_num(last), "day": int(re.findall(r"\d{1,2}(?=\D*" + re.escape(last) + r"|\s*,?\s*\d{4})",
-                                                                         m.group(0))[-1]), "granularity": "day", "on": False}
+            months = re.findall(_MONTH, m.group(0))
+            days = re.findall(r"\b(\d{1,2})(?:st|nd|rd|th)?\b", m.group(0)[:m.start("y") - m.start()])
+            meta = {"year": y, "month": _month_num(months[-1]), "day": int(days[-1]), "granularity": "day", "on": False}
             meta.update(_date_meta(text, m.start()))
             add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, "regex:day_range", meta))
     for rx, kind in ((RE_DMY, "dmy"), (RE_MDY, "mdy"), (RE_ISO, "iso")):
@@ -965,7 +970,7 @@ HONORIFICS = frozenset("mr mr. mrs mrs. ms ms. dr dr. sir dame prof prof. profes
 # evidence that a phrase is a name ("General Electric", "Elizabeth Bishop")
 NAME_TITLES = frozenset("""ambassador senator sen. governor gov. president general gen. colonel col. captain capt. major
 lieutenant lt. admiral commander judge bishop cardinal chancellor mayor congressman congresswoman representative
-rep. attorney vice prime deputy chief rear secretary minister""".split())
+rep. attorney vice prime deputy chief rear secretary minister brigadier""".split())
 _SENT_END = re.compile(r"[.!?][\"')\]]*\s*$")
 
 
@@ -2078,6 +2083,10 @@ def _same_place(spans: list[Span]) -> list[Span]:
 # ("three horses in an organization", "Person APA" were outputs); "Derby" only in a text about
 # horses ("Derby County" is a club, the "Home Run Derby" no race)
 HORSE_TEXT = re.compile(r"\b(?:horses?|thoroughbreds?|racehorses?|jockeys?|stakes)\b", re.I)
+# a text about horse racing, for a name one trains or rides (policy.HORSE_GOVERNORS): stricter than HORSE_TEXT
+# ("disc jockey", "high stakes" and a dressage rider who "trains horses" are no such text)
+RACING_TEXT = re.compile(r"\b(?:[Tt]horoughbreds?|[Rr]acehorses?|[Hh]orse racing|[Hh]orse trainer|Derby|Stakes|"
+                         r"[Ss]takes races?)\b")
 
 
 def _race_names(text: str, spans: list[Span]) -> list[Span]:
