@@ -212,6 +212,9 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # a restrictive clause under "all" ("Membership is open to all people." was false)
     ("Membership is open to all people who have flown in outer space.", "who have flown in outer space"),
     ("He thanked every player who had scored in the final.", "who had scored in the final"),
+    ("Hank Greenberg was an American baseball player. He was one of the few opposing players to publicly welcome "
+     "Jackie Robinson to the majors in 1947.",
+     "to publicly welcome Jackie Robinson to the majors in 1947"),
     # a narrower field under a claim of standing ("pioneer of photography" of "archaeological photography")
     ("Ernest Nash was a student of Roman architecture and pioneer of archaeological photography.", "archaeological"),
     ("She was an authority on medieval manuscripts.", "medieval"),
@@ -2259,3 +2262,25 @@ def test_a_range_of_days_is_one_date():
                          "On June 12-13, 2000 runners took part.", "Mai Lee")
     assert opts["From December 28-January 3, 2000"][0] == "from the 1990s to the 2000s", opts
     assert "June 12-13, 2000" not in opts, opts
+
+
+def test_fragments_of_a_citation_go_whole(engine):
+    """"Bis. Stettiner Entomologische Zeitung 41: Bull. Soc. Imp. Nat." was an output: pieces of a German
+    bibliography the splitter cut at its abbreviations, no sentences; a heading in common words stays."""
+    from veil.agents.base import Task
+    from veil.agents.local.generalize import GeneralizeContext, PseudonymTable
+    from veil.agents.local.optimizer import Plan, analyse
+    from veil.agents.local.policy import load_policy
+
+    def rendered(text):
+        task = Task(name="Carl Plotz", label="Entomologist", original=text, doc_id="t")
+        plan = Plan(analysis=analyse(text, task, GeneralizeContext(doc_id="t", pseudonyms=PseudonymTable()),
+                                     load_policy(), set()))
+        engine.optimizer._drop_fragments(plan, task)
+        return plan.render()
+
+    out = rendered("Carl Plotz was an entomologist. He wrote about moths in Cameroon. Bis. Stettiner Entomologische "
+                   "Zeitung 41: Bull. Soc. Imp. Nat. He died in Greifswald.")
+    assert out == "Carl Plotz was an entomologist. He wrote about moths in Cameroon. He died in Greifswald.", out
+    text = "Carl Plotz was an entomologist. Early Life. He wrote about moths."
+    assert rendered(text) == text

@@ -2724,6 +2724,33 @@ class LocalOptimizer(Optimizer):
             self._drop_for_good(plan, k, "what the edits left of the sentence says next to nothing"
                                 if stub else "what the edits left of the sentence only says again what was said")
 
+    def _drop_fragments(self, plan: Plan, task: Task) -> None:
+        """Sentences the splitter cut out of a citation or a heading go whole: a run of sentences with
+        no verb and every word capitalised, one of whose words is rare ("Bis.", "Stettiner
+        Entomologische Zeitung 41:", "Bull. Soc. Imp. Nat." were outputs of a German bibliography).
+        No reader takes them for sentences, and they name what they cite. Never the text's first;
+        part of the floor."""
+        text, sents = plan.analysis.text, plan.analysis.sentences
+        sentence_unit = {u.sentence: k for k, u in enumerate(plan.units) if u.kind == "sentence"}
+        runs: list[list[int]] = []
+        for si in range(1, len(sents)):
+            sentence = text[slice(*sents[si])].strip()
+            words = re.findall(r"[^\W\d_]+", sentence)
+            if si in sentence_unit and sentence_unit[si] not in plan.choice and not plan.analysis.has_root[si] \
+                    and words and not sentence.endswith(("!", "?")) and all(w[0].isupper() for w in words):
+                if runs and runs[-1][-1] == si - 1:
+                    runs[-1].append(si)
+                else:
+                    runs.append([si])
+        for run in runs:
+            words = [w for si in run for w in re.findall(r"[^\W\d_]+", text[slice(*sents[si])])]
+            if not any(_zipf(w.lower()) < 3.5 for w in words):
+                continue  # ("Early life.", "Oh. Yes.": common words, no citation)
+            for si in run:
+                if sum(1 for k in sentence_unit.values() if k not in plan.choice) <= 1:
+                    return
+                self._drop_for_good(plan, sentence_unit[si], "a fragment of a citation or a heading, no sentence: it goes whole")
+
     def _drop_orphans(self, plan: Plan, task: Task) -> None:
         """A sentence that opens by pointing back (:data:`_ANAPHOR`, :data:`_ORPHAN`) at a
         sentence the edits deleted goes too, whichever edit deleted it ("Other nominees include
@@ -2981,6 +3008,7 @@ class LocalOptimizer(Optimizer):
             self._drop_life_dates(plan)  # (again: the attacker's deletions may have bared a bracket)
             self._drop_rare_names(plan, task, batch)
             self._drop_stubs(plan, task)
+            self._drop_fragments(plan, task)
             self._drop_orphans(plan, task)
             self._drop_dangling(plan, task)
             self._drop_stale_adverbs(plan)

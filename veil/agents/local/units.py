@@ -299,13 +299,19 @@ def _dependent(tok, sent) -> Constituent | None:
                              for c in tok.head.children):
         return None  # "the third most conservative member" -> "the third member" is false
     if dep in ("advcl", "acl", "relcl") and tok.i > tok.head.i and left.i > 0 and (n := tok.doc[left.i - 1]).pos_ == "NOUN" \
-            and any(c.tag_ in ("JJS", "RBS") or c.lower_ in RANKING or is_ordinal(c) for c in n.children if c.i < n.i):
-        return None  # the parse hung it on the verb: "became the first physician | to make a space flight"
+            and any(c.tag_ in ("JJS", "RBS") or c.lower_ in RANKING or is_ordinal(c)
+                    or (c.lower_ == "few" and any(d.lower_ == "the" for d in n.children)) for c in n.children if c.i < n.i):
+        return None  # the parse hung it on the verb: "became the first physician | to make a space flight", "one
+        # of the few opposing players | to publicly welcome Jackie Robinson" ("one of the few opposing players."
+        # was an output)
     if dep in ("acl", "relcl", "amod") and tok.head.lower_ in _NEEDS_ITS_CLAUSE:
         return None  # "the fifth and oldest person to walk on the Moon" -> "the person"
     if dep in ("acl", "relcl", "prep") and tok.i > tok.head.i and any(
-            c.i < tok.head.i and (c.tag_ in ("JJS", "RBS") or c.lower_ in RANKING) for c in tok.head.children):
-        return None  # "the first physician to fly in space" -> "the first physician": a false superlative
+            c.i < tok.head.i and (c.tag_ in ("JJS", "RBS") or c.lower_ in RANKING
+                                  or (c.lower_ == "few" and any(d.lower_ == "the" for d in tok.head.children)))
+            for c in tok.head.children):
+        return None  # "the first physician to fly in space" -> "the first physician": a false superlative; "one
+        # of the few opposing players to publicly welcome him" -> "one of the few opposing players" says nothing
     if dep == "prep" and tok.i > tok.head.i and any(t.tag_ in ("JJS", "RBS") for t in tok.subtree) and any(
             c.lower_ == "the" for n in (tok.head, tok.doc[tok.i - 1]) if n.pos_ in ("NOUN", "PROPN") for c in n.children):
         # (the parse may hang the phrase on the verb: "became the Spaniard | with the most medals")
