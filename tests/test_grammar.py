@@ -2284,3 +2284,14 @@ def test_fragments_of_a_citation_go_whole(engine):
     assert out == "Carl Plotz was an entomologist. He wrote about moths in Cameroon. He died in Greifswald.", out
     text = "Carl Plotz was an entomologist. Early Life. He wrote about moths."
     assert rendered(text) == text
+
+
+def test_an_honour_of_the_year_is_an_award_of_many():
+    """"He was awarded the Supporters Player of the year award." kept the honour's name (no NER found it);
+    "named" such an honour takes its core, not "an award" ("He was named an award" is false)."""
+    opts = _span_options("Stephen Turnbull is an English footballer. Whilst at the club he was awarded the 2010–11 "
+                         "Supporters Player of the year award. He was named NBA Rookie of the Year in 2005.",
+                         "Stephen Turnbull")
+    assert opts["2010–11 Supporters Player of the year award"][-1] == "an award", opts
+    assert opts["NBA Rookie of the Year"] == ["rookie of the year"], opts
+    assert check("He was named NBA Rookie of the Year.", "He was named rookie of the year.").ok

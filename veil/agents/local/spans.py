@@ -1818,6 +1818,16 @@ _CATEGORY = re.compile(r"(?:Best|Outstanding|Most Valuable|Most Improved)\s+[A-Z
 _QUOTED_AWARD = re.compile(r"\b(?:called|named|titled|entitled|dubbed)\s+(?:the\s+)?(\\?[\"“][^\"”\n]{2,60}?\b(?:Award|Prize|Medal|"
                            r"Trophy|Cup|Scholarship|Fellowship)\\?[\"”])")
 
+# a "... of the year" honour, with its season and its award word: "the 2010–11 Supporters Player of the year
+# award" (the NER found none; "He was awarded the Supporters Player of the year award." was an output)
+_OF_THE_YEAR = re.compile(r"(?:\b(?:1\d|20)\d\d(?:\s*[–/-]\s*\d{2,4})?\s+)?\b(?:[A-Z][\w'’]*\s+){0,3}?"
+                          r"(?:Player|Players|Manager|Coach|Goalkeeper|Rookie|Athlete|Sportsman|Sportswoman|Footballer|"
+                          r"Cricketer|Personality|Newcomer|Young Player)\s+of\s+the\s+(?:[Yy]ear|[Ss]eason|[Mm]onth|"
+                          r"[Tt]ournament|[Dd]ecade)\b(?:\s+(?:[Aa]ward|[Tt]rophy|[Pp]rize)s?\b)?")
+_HONOUR_CORE = re.compile(r"(?:Young Player|Player|Players|Manager|Coach|Goalkeeper|Rookie|Athlete|Sportsman|Sportswoman|"
+                          r"Footballer|Cricketer|Personality|Newcomer)\s+of\s+the\s+\w+")
+_NAMED_AS = re.compile(r"\b(?:named|voted|selected|chosen|elected|crowned)(?:\s+as)?\s+(?:the\s+)?$")
+
 
 def _award_names(text: str, spans: list[Span]) -> list[Span]:
     """An award's name runs on over its "for" ("the Woodrow Wilson Award for Corporate
@@ -1841,6 +1851,17 @@ def _award_names(text: str, spans: list[Span]) -> list[Span]:
         a, b = m.span(1)
         merged = [s for s in merged if not (s.start < b and a < s.end)]
         merged.append(Span(a, b, text[a:b], "NAME", 0.8, "shape:quoted_award", {}))
+    for m in _OF_THE_YEAR.finditer(text):
+        a, b = m.span()
+        if any(s.start < b and a < s.end and s.type == "PERSON" for s in merged):
+            continue  # ("Coach of the Year Bill Self": a person's name after the honour)
+        merged = [s for s in merged if not (s.start < b and a < s.end)]
+        # its core, lower-cased, without the league or the sponsor before it, says the honour of many: "named
+        # rookie of the year" (of "NBA Rookie of the Year"; "named an award" was false), "a player of the year
+        # award"
+        core = _HONOUR_CORE.search(m.group(0)).group(0).lower()
+        ladder = [core] if _NAMED_AS.search(text, max(0, a - 20), a) else [f"a {core} award", "an award"]
+        merged.append(Span(a, b, text[a:b], "AWARD", 0.8, "shape:of_the_year", {"ladder": ladder}))
     return sorted(merged, key=lambda s: s.start)
 
 
