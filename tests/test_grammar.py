@@ -212,6 +212,7 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # a restrictive clause under "all" ("Membership is open to all people." was false)
     ("Membership is open to all people who have flown in outer space.", "who have flown in outer space"),
     ("He thanked every player who had scored in the final.", "who had scored in the final"),
+    ("Peake married Catherine Marie Knight, with whom he had four sons.", "with whom"),
     ("Hank Greenberg was an American baseball player. He was one of the few opposing players to publicly welcome "
      "Jackie Robinson to the majors in 1947.",
      "to publicly welcome Jackie Robinson to the majors in 1947"),
@@ -1611,6 +1612,8 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     # a state raised to the country the noun names ("from Kentucky")
     ("He was a United States congressman from the United States.", "He was a United States congressman."),
     ("She holds the World record for specials.", "She holds the world record for specials."),
+    ("He is a chess Grandmaster (in the 2010s) and FIDE Trainer (in the 2010s).",
+     "He is a chess Grandmaster and FIDE Trainer (in the 2010s)."),
 ])
 def test_tidy_mends_what_generalization_leaves(rendered, expected):
     """What rung-by-rung replacement leaves behind reads as one writer would put it; tidy never

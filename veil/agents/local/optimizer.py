@@ -239,6 +239,8 @@ def _fronted_period(s: str) -> str:
 # (with its life dates: "He (born in the 1980s), is a kickboxer" once ", also known as X," went)
 _PRONOUN_COMMA = re.compile(r"^((?:He|She|They|It)(?: \([^()]*\))?),\s+(is|was|are|were|has|had|became|[a-z]{3,}ed(?=[^,]*$))\b", re.I)
 # (a verb in "-ed" only with no comma after it: "He, dubbed 'ten of hearts' by his fans, was" is a participle's)
+# "a chess Grandmaster (in the 2010s) and FIDE Trainer (in the 2010s)": one bracket after both
+_SAME_BRACKET_TWICE = re.compile(r" \((in the [^()]{3,40})\)( and [^.()]{1,60}?) \(\1\)")
 # "a United States congressman from the United States" (of "from Kentucky"): the state raised to the
 # country that the noun already names says nothing: the phrase goes
 _FROM_OWN_COUNTRY = re.compile(r"\b((?:United States|U\.S\.|American) [a-z]+(?: [a-z]+)?) from (?:the United States|North America)\b"
@@ -280,6 +282,7 @@ def tidy(sentence: str) -> str:
     s = _TWO_PERIODS.sub(r"\1 and", s)
     s = _SAME_PLACE.sub(r"\1", s)
     s = _FROM_OWN_COUNTRY.sub(r"\1", s)
+    s = _SAME_BRACKET_TWICE.sub(r"\2 (\1)", s)
     s = re.sub(r"\b([Tt]he|[Aa]) World (records?)\b", r"\1 world \2", s)  # (of "the Guinness World record")
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _KIND_OF_ORGANIZATION.sub(r"\1", s)

@@ -289,6 +289,9 @@ def _dependent(tok, sent) -> Constituent | None:
             and not any(c.dep_ in ("det", "poss") for c in tok.head.children):
         return None  # "a pioneer of archaeological photography" -> "a pioneer of photography" claims more (the
         # parse may hang the phrase on the noun before "pioneer": "a student of architecture and pioneer | of")
+    if dep == "prep" and any(c.dep_ == "pobj" and c.lower_ in ("whom", "which", "whose") for c in tok.children):
+        return None  # a relative clause's own phrase: "He married X, with whom he had four sons" -> "He married
+        # X, he had children." was an output
     if dep == "amod" and tok.lower_ in QUANTIFIERS:
         return None  # "one of several players" -> "one of players": a quantifier is the noun's determiner
     if dep == "amod" and tok.head.lower_ in EMPTY_WITHOUT_MODIFIER:
