@@ -879,9 +879,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "was the mayor of the Slovak capital city, Bratislava, from 2011 to 2014.", "Lubomir Ftacnik",
      "He is a Slovak chess player. He has a son born in the 1980s. His older brother was the mayor of the Slovak "
      "capital city in the 2010s."),
-    # a weight in pounds is no sum of money; "born New York City" takes its preposition
-    ("Howard Hardy is a pitcher. Hardy weighed 180 pounds (82 kg) in his playing days.", "Howard Hardy",
-     "He is a pitcher. He weighed 180 pounds"),
+    # a weight describes one person: its sentence goes (no sum of money: see test_spans); "born New York City"
+    # takes its preposition
+    ("Howard Hardy is a pitcher. Hardy weighed 180 pounds (82 kg) in his playing days. He won and his team won.",
+     "Howard Hardy", "He is a pitcher. He won and his team won."),
     ("Brian Gormley (born New York City) is an American painter. He paints and his works sell.", "Brian Gormley",
      "He (born in New York State) is an American painter."),
     # a singular kind takes the plural's possessive; one goal stays one goal; a hyphenated modifier goes whole

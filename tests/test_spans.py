@@ -455,3 +455,12 @@ def test_a_year_with_a_qualifier_after_in_is_a_year_and_the_ner_alone_names_no_p
         "the Admiralty on 22 June 1933.") if s.text == "Admiralty"]
     # ("appointed assistant engineer to a product" was an output): no rung the NER's word alone makes true
     assert admiralty and all(s.type != "PRODUCT" or s.meta.get("ladder") == [] for s in admiralty), admiralty
+
+
+def test_a_height_or_a_weight_is_a_claim_but_money_is_not():
+    """"A right-hander, he weighed 195 pounds (88 kg)." and "6'4\\" (1.93 m)" stayed as written: a body's
+    measurements describe one person."""
+    found = {s.text: s.type for s in find_spans('A right-hander, he weighed 195 pounds (88 kg). He is 6\'4" (1.93 m) '
+                                                'tall. He was fined 500 pounds in 1990.')}
+    assert found.get("195 pounds (88 kg)") == "CLAIM" and found.get('6\'4" (1.93 m)') == "CLAIM", found
+    assert found.get("500 pounds") != "CLAIM", found

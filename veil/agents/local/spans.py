@@ -415,6 +415,11 @@ RE_MY = re.compile(rf"\b(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
 RE_SEASON_YEAR = re.compile(rf"\b(?:the\s+)?(?:(?:early|late|mid-?)\s*)?(?:spring|summer|autumn|fall|winter)"
                             rf"(?:\s+of)?\s+(?P<y>{_YEAR})\b", re.I)
 RE_DM = re.compile(_ON + rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?)\b(?!\s*,?\s*\d)")
+# a height in feet and inches or metres, or a weight, with the conversion in brackets after it
+_MEASURE = re.compile(r"\b(?:\d\s*(?:'|′|ft\b\.?|feet|foot)\s*-?\s*\d{1,2}(?:\.\d)?(?:\s*(?:\\?\"|″|in\b\.?|inches))?"
+                      r"|[12]\.\d\d\s*m\b|1\d\d\s*cm\b"
+                      r"|(?P<w>\d{2,3}(?:\.\d)?\s*(?:pounds|lbs?\b\.?|kg\b|kilograms)))(?:\s*\([^()]{1,25}\))?")
+_WEIGHT_CUE = re.compile(r"\b(?:weigh\w*|weight|tall|height|listed at|stands?|stood)\b[^.;]*$|\d\s*(?:'|″|\")\s*,?\s*$", re.I)
 # a range of days: "From May 3-August 31, 2008", "12–14 June 1990" ("From May 3-in the 2000s" was an output:
 # the first day stayed as written)
 RE_DAY_RANGE = re.compile(rf"(?:\b(?P<from>[Ff]rom)\s+)?\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?{_DASH}(?:{_MONTH}\s+)?"
@@ -697,6 +702,14 @@ def _regex_spans(text: str) -> list[Span]:
                     "on": bool(m.group("on"))}
             meta.update(_date_meta(text, m.start()))
             add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, f"regex:date_{kind}", meta))
+    for m in _MEASURE.finditer(text):
+        # a body's height or weight: a measurement of one person; its phrase goes ("A right-hander, he weighed 195
+        # pounds (88 kg)." and "6'4\" (1.93 m)" stayed as written)
+        if m.group("w") and not _WEIGHT_CUE.search(text, max(0, m.start() - 40), m.start()):
+            continue  # ("fined 500 pounds": money)
+        if re.match(r"\s+[A-Z]", text[m.end():m.end() + 3]):
+            continue  # before a name, the pronoun that replaces the name takes it: "The 6'4\" (1.93 m) Guerin played"
+        add(Span(m.start(), m.end(), m.group(0), "CLAIM", 0.9, "regex:measure", {}))
     for m in _RANK.finditer(text):  # "World No. 9": a rank, to a band of ranks
         n = int(m.group(1))
         if _FORMER_BEFORE.search(text, max(0, m.start() - 40), m.start()):
