@@ -267,3 +267,11 @@ def test_a_plural_magnitude_says_at_least_two_of_it_money(value, rung):
 def test_a_plural_magnitude_says_at_least_two_of_it(value, rung):
     s = Span(0, 1, "x", "NUMBER", 1.0, "test", {"value": value, "noun_follows": True, "qualifier": "about"})
     assert candidates(s)[0] == rung
+
+
+def test_a_century_year_has_no_century_rung():
+    """"He won a competition in the late 20th century" of 2000 read as the 1990s to a blind reader."""
+    from veil.agents.local.generalize import year_ladder
+
+    assert not any("century" in r for r in year_ladder(2000)), year_ladder(2000)
+    assert "the late 20th century" in year_ladder(1995)

@@ -464,3 +464,15 @@ def test_a_height_or_a_weight_is_a_claim_but_money_is_not():
                                                 'tall. He was fined 500 pounds in 1990.')}
     assert found.get("195 pounds (88 kg)") == "CLAIM" and found.get('6\'4" (1.93 m)') == "CLAIM", found
     assert found.get("500 pounds") != "CLAIM", found
+
+
+def test_a_year_is_no_phone_number_and_an_office_adjective_no_person():
+    """"In 1680 Garzi was appointed" made "1680" a phone number (obscured); "an Honorary LL.D." made
+    "Honorary" a person (its removal made the degree an earned one); "the Congregazione dei Virtuosi al
+    Pantheon" is one society ("Regent of a Congregazione dei" was an output)."""
+    t = by_text(find_spans("In 1680 Garzi was appointed Regent of the Congregazione dei Virtuosi al Pantheon, the "
+                           "papal honor society of painters. In 1698 he was awarded an Honorary LL.D. "
+                           "Call 555-867-5309."))
+    assert t["1680"].type == "YEAR" and t["555-867-5309"].type == "PHONE", t
+    assert "Honorary" not in t, t
+    assert t["Congregazione dei Virtuosi al Pantheon"].type == "ORG", t

@@ -270,6 +270,12 @@ def year_ladder(year: int, *, attributive: bool = False) -> list[str]:
     c = _century(year)
     part = _part(year - decade, 10)
     cpart = _part((year - 1) % 100, 100)
+    if year % 100 == 0:
+        # 2000 is the 20th century's last year, and "the late 20th century" reads as the 1990s ("He won a
+        # competition in the late 20th century" of 2000 misled a blind reader): no century rung, the decade
+        # stands for the wider ones (the attacker that wants more takes the phrase)
+        return [f"early-{decade}s", f"{decade}s", f"{decade}s", f"{decade}s"] if attributive else \
+            [f"the early {decade}s", f"the {decade}s", f"the {decade}s", f"the {decade}s"]
     if attributive:
         return [f"{part}-{decade}s", f"{decade}s", f"{cpart}-{_ordinal(c)}-century", f"{_ordinal(c)}-century"]
     mid = f"the {cpart}-{_ordinal(c)} century" if cpart == "mid" else f"the {cpart} {_ordinal(c)} century"

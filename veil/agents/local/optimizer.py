@@ -239,6 +239,22 @@ def _fronted_period(s: str) -> str:
 # (with its life dates: "He (born in the 1980s), is a kickboxer" once ", also known as X," went)
 _PRONOUN_COMMA = re.compile(r"^((?:He|She|They|It)(?: \([^()]*\))?),\s+(is|was|are|were|has|had|became|[a-z]{3,}ed(?=[^,]*$))\b", re.I)
 # (a verb in "-ed" only with no comma after it: "He, dubbed 'ten of hearts' by his fans, was" is a participle's)
+# "a Welsh racing cyclist from Wales" (of "from Newport, Wales"), "a French painter from France": the place
+# the nationality already names says nothing
+_FROM_NATION = re.compile(r"\b([A-Z][a-z]+) ((?:[a-z-]+ ){0,3}[a-z-]+) from ((?:the )?[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b"
+                          r"(?!\s*,?\s*[A-Z(])")
+_HOME_NATIONS = {"Welsh": "Wales", "Scottish": "Scotland", "English": "England"}
+
+
+def _from_nation(m: re.Match) -> str:
+    adj, place = m.group(1), re.sub(r"^the ", "", m.group(3))
+    cc = lexicon()["nationalities"].get(adj)
+    info = place_info(place) if cc else None
+    if info and info.get("country_code") == cc and (info.get("kind") == "country" or _HOME_NATIONS.get(adj) == place):
+        return f"{adj} {m.group(2)}"
+    return m.group(0)
+
+
 # "a chess Grandmaster (in the 2010s) and FIDE Trainer (in the 2010s)": one bracket after both
 _SAME_BRACKET_TWICE = re.compile(r" \((in the [^()]{3,40})\)( and [^.()]{1,60}?) \(\1\)")
 # "a United States congressman from the United States" (of "from Kentucky"): the state raised to the
@@ -282,6 +298,7 @@ def tidy(sentence: str) -> str:
     s = _TWO_PERIODS.sub(r"\1 and", s)
     s = _SAME_PLACE.sub(r"\1", s)
     s = _FROM_OWN_COUNTRY.sub(r"\1", s)
+    s = _FROM_NATION.sub(_from_nation, s)
     s = _SAME_BRACKET_TWICE.sub(r"\2 (\1)", s)
     s = re.sub(r"\b([Tt]he|[Aa]) World (records?)\b", r"\1 world \2", s)  # (of "the Guinness World record")
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
@@ -313,6 +330,11 @@ def tidy(sentence: str) -> str:
     s = _DOUBLE_PUNCT.sub(lambda m: m.group(2) if m.group(2) in ".!?" else m.group(1), s)
     # "an M.S..", "an LL.D. ." (an abbreviation's point ends the sentence; after the space before it went)
     s = re.sub(r"(?<=\b[A-Z]\.)\.(?=\s|$)", "", s)
+    if s.count('"') % 2 == 1:
+        # a quotation's closing mark whose opening went with the sentence before ("He moved millions of
+        # people \"." was an output)
+        # (only one set apart by a space: a quotation that runs over two sentences ends in one of them)
+        s = re.sub(r'\s+\\?"(?=[.!?]?\s*$)', "", s)
     s = s.strip()
     s = re.sub(r"^[,;:]\s*", "", s)
     s = _PRONOUN_COMMA.sub(r"\1 \2", s)  # (after the space before a comma is gone: "He , is")

@@ -377,6 +377,8 @@ def _presidio_spans(text: str, doc=None) -> list[Span]:
         frag = text[r.start:r.end]
         if r.entity_type == "URL" and not _PRE_URL.search(frag):
             continue  # "U.S", "St.Louis"... match presidio's bare-domain pattern
+        if r.entity_type == "PHONE_NUMBER" and len(re.sub(r"\D", "", frag)) < 7:
+            continue  # no number to dial: "In 1680 Garzi was appointed" ("1680" was a phone number, obscured)
         rec = (r.recognition_metadata or {}).get("recognizer_name", "presidio")
         start = r.start
         if r.entity_type == "DATE_OF_BIRTH":
@@ -1374,6 +1376,8 @@ def _entity_spans(text: str, doc) -> list[Span]:
         for i, j, label in ents:
             if j - i == 1 and toks[i].text in lexicon()["not_acronyms_set"]:
                 continue  # "won by TKO": no organisation ("by an organization" was an output)
+            if j - i == 1 and toks[i].text.lower() in _OFFICE_ADJECTIVES:
+                continue  # "an Honorary LL.D.": no one, nothing ("an LL.D." was false: the degree was an honorary one)
             if label == "PERSON" and j - i == 1 and i > 0 and doc[i - 1].text == "the" \
                     and (j >= len(doc) or doc[j].pos_ not in ("NOUN", "PROPN")):
                 continue  # no one is "the X": "walked on the Moon" ("Person B" was an output); "the Kelly brothers" are
@@ -1517,11 +1521,14 @@ def _foreign_names_joined(doc, ents: list[tuple[int, int, str]]) -> list[tuple[i
     school" was an output)."""
     out: list[tuple[int, int, str]] = []
     for i, j, label in ents:
-        if out and (p := out[-1])[2] == label == "ORG" and 0 < i - p[1] <= 4:
+        if out and (p := out[-1])[2] == "ORG" and label in ("ORG", "PERSON", "FAC") and 0 < i - p[1] <= 4:
+            # (the tail may read as a person's name to the NER: "the Congregazione | dei | Virtuosi al Pantheon"
+            # made "Regent of a Congregazione dei" an output)
             gap = doc[p[1]:i]
-            if all(t.text.isalpha() and t.text.islower() and t.dep_ in ("compound", "nmod", "amod") and p[0] <= t.head.i < j
+            if all(t.text.isalpha() and t.text.islower()
+                   and ((t.dep_ in ("compound", "nmod", "amod") and p[0] <= t.head.i < j) or label != "ORG")
                    for t in gap) and any(t.lower_ in _TAIL_CONNECTORS for t in gap):
-                out[-1] = (p[0], j, label)
+                out[-1] = (p[0], j, "ORG")
                 continue
         out.append((i, j, label))
     return out
@@ -1733,6 +1740,8 @@ def resolve_overlaps(spans: Iterable[Span]) -> list[Span]:
     return chosen
 
 
+# adjectives that qualify an office or a degree, capitalised in its title: no person's name
+_OFFICE_ADJECTIVES = frozenset("honorary emeritus acting interim honourable honorable".split())
 DIRECT_TYPES = frozenset({"EMAIL", "PHONE", "URL", "ID", "DOB", "ADDRESS"})
 
 
@@ -1994,7 +2003,7 @@ def _zipf(word: str) -> float:
 
 
 _QUOTE_PAIRS = frozenset(['""', "''", "“”", "‘’"])
-_TAIL_CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das für fur".split())
+_TAIL_CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das für fur dei degli delle dello al alla".split())
 
 
 @lru_cache(maxsize=1)
