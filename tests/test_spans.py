@@ -476,3 +476,10 @@ def test_a_year_is_no_phone_number_and_an_office_adjective_no_person():
     assert t["1680"].type == "YEAR" and t["555-867-5309"].type == "PHONE", t
     assert "Honorary" not in t, t
     assert t["Congregazione dei Virtuosi al Pantheon"].type == "ORG", t
+
+
+def test_a_given_name_in_apposition_to_a_relative_is_a_person():
+    """"He left behind a wife, Beata, and two young children." kept the wife's name: the NER called it an
+    organisation and the given-name list lacks it."""
+    t = by_text(find_spans("Nowak left behind a wife, Beata, and two young children."))
+    assert t["Beata"].type == "PERSON", t

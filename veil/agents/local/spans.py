@@ -1774,6 +1774,7 @@ def _spans_of(text: str) -> tuple[Span, ...]:
                   or not any(s.start < d.end and d.start < s.end for d in direct)]
     spans = _award_names(text, _rare_names(text, doc, _models(text, _whole_hyphenated(text, resolve_overlaps(candidates)))))
     spans = _age_group_names(text, spans)
+    spans = _kin_names(text, spans)
     return tuple(_race_names(text, _namesakes_chosen(_same_place(_one_name_with_and(text, spans)))))
 
 
@@ -1849,6 +1850,23 @@ _OF_THE_YEAR = re.compile(r"(?:\b(?:1\d|20)\d\d(?:\s*[–/-]\s*\d{2,4})?\s+)?\b(
 _HONOUR_CORE = re.compile(r"(?:Young Player|Player|Players|Manager|Coach|Goalkeeper|Rookie|Athlete|Sportsman|Sportswoman|"
                           r"Footballer|Cricketer|Personality|Newcomer)\s+of\s+the\s+\w+")
 _NAMED_AS = re.compile(r"\b(?:named|voted|selected|chosen|elected|crowned)(?:\s+as)?\s+(?:the\s+)?$")
+
+
+# a given name in apposition to a relative: "left behind a wife, Beata, and two young children" (the NER's
+# organisation, and no given name the list knows: "a wife, Beata," stayed as written)
+_KIN_NAME = re.compile(r"\b(?:wife|husband|son|daughter|brother|sister|mother|father|partner|spouse|fianc[ée]e?|widow|"
+                       r"widower|stepson|stepdaughter|granddaughter|grandson),\s+([A-Z][a-z]{2,})(?=\s*(?:,|\.|;|–|—|\band\b))")
+
+
+def _kin_names(text: str, spans: list[Span]) -> list[Span]:
+    out = list(spans)
+    for m in _KIN_NAME.finditer(text):
+        a, b = m.span(1)
+        if any(s.start <= a and b <= s.end and s.type == "PERSON" for s in out) or m.group(1).lower() in lexicon()["nonname"]:
+            continue
+        out = [s for s in out if not (s.start < b and a < s.end)]
+        out.append(Span(a, b, m.group(1), "PERSON", 0.8, "shape:kin_apposition", {"relation": True}))
+    return sorted(out, key=lambda s: s.start)
 
 
 def _award_names(text: str, spans: list[Span]) -> list[Span]:
