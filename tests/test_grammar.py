@@ -213,6 +213,7 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     ("Membership is open to all people who have flown in outer space.", "who have flown in outer space"),
     ("He thanked every player who had scored in the final.", "who had scored in the final"),
     ("Peake married Catherine Marie Knight, with whom he had four sons.", "with whom"),
+    ("He had a reputation within the peloton as being a totally clean rider.", "totally clean"),
     ("Hank Greenberg was an American baseball player. He was one of the few opposing players to publicly welcome "
      "Jackie Robinson to the majors in 1947.",
      "to publicly welcome Jackie Robinson to the majors in 1947"),
@@ -1608,6 +1609,8 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("He was a United States congressman from North America.", "He was a United States congressman."),
     ("She is a Welsh racing cyclist from Wales.", "She is a Welsh racing cyclist."),
     ('He moved millions of people ".', "He moved millions of people."),
+    ("In the 1980s, he joined a team before joining a team.", "In the 1980s, he joined a team before joining another team."),
+    ("He played for a team in the 1990s and then moved to a team.", "He played for a team in the 1990s and then moved to a team."),
     ('I saw it in the 1990s."', 'I saw it in the 1990s."'),
     ('He said "no" to it.', 'He said "no" to it.'),
     ("He is a French painter from France.", "He is a French painter."),

@@ -255,6 +255,10 @@ def _from_nation(m: re.Match) -> str:
     return m.group(0)
 
 
+# "joined a team before joining a team" (of "joined the Ligier Formula One team before joining the Osella
+# team": the names went as modifiers, so _another saw no kind phrase): two moves are two teams
+_BEFORE_ANOTHER = re.compile(r"\b(an? ([a-z]+) (?:[^.;,]{0,30}?\s)?(?:before|after|and then|and later|then later)\s+"
+                             r"(?:\w+ing|\w+ed)\s+)an? \2\b")
 # "a chess Grandmaster (in the 2010s) and FIDE Trainer (in the 2010s)": one bracket after both
 _SAME_BRACKET_TWICE = re.compile(r" \((in the [^()]{3,40})\)( and [^.()]{1,60}?) \(\1\)")
 # "a United States congressman from the United States" (of "from Kentucky"): the state raised to the
@@ -300,6 +304,7 @@ def tidy(sentence: str) -> str:
     s = _FROM_OWN_COUNTRY.sub(r"\1", s)
     s = _FROM_NATION.sub(_from_nation, s)
     s = _SAME_BRACKET_TWICE.sub(r"\2 (\1)", s)
+    s = _BEFORE_ANOTHER.sub(r"\1another \2", s)
     s = re.sub(r"\b([Tt]he|[Aa]) World (records?)\b", r"\1 world \2", s)  # (of "the Guinness World record")
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _KIND_OF_ORGANIZATION.sub(r"\1", s)

@@ -292,6 +292,9 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "prep" and any(c.dep_ == "pobj" and c.lower_ in ("whom", "which", "whose") for c in tok.children):
         return None  # a relative clause's own phrase: "He married X, with whom he had four sons" -> "He married
         # X, he had children." was an output
+    if dep == "amod" and any(c.dep_ == "advmod" and c.i < tok.i for c in tok.children):
+        return None  # a graded adjective is what the phrase asserts: "a reputation as being a totally clean
+        # rider" -> "as being a rider" (an output) says nothing
     if dep == "amod" and tok.lower_ in QUANTIFIERS:
         return None  # "one of several players" -> "one of players": a quantifier is the noun's determiner
     if dep == "amod" and tok.head.lower_ in EMPTY_WITHOUT_MODIFIER:
