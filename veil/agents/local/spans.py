@@ -1849,7 +1849,8 @@ _OF_THE_YEAR = re.compile(r"(?:\b(?:1\d|20)\d\d(?:\s*[–/-]\s*\d{2,4})?\s+)?\b(
                           r"[Tt]ournament|[Dd]ecade)\b(?:\s+(?:[Aa]ward|[Tt]rophy|[Pp]rize)s?\b)?")
 _HONOUR_CORE = re.compile(r"(?:Young Player|Player|Players|Manager|Coach|Goalkeeper|Rookie|Athlete|Sportsman|Sportswoman|"
                           r"Footballer|Cricketer|Personality|Newcomer)\s+of\s+the\s+\w+")
-_NAMED_AS = re.compile(r"\b(?:named|voted|selected|chosen|elected|crowned)(?:\s+as)?\s+(?:the\s+)?$")
+_NAMED_AS = re.compile(r"\b(?:named|voted|selected|chosen|elected|crowned)(?:\s+as)?(?:\s+(?:the|a|an))?(?:\s+[a-z]+){0,2}\s+$")
+# ("selected as the unanimous NEC Player of the Year": "selected as the award" was an output)
 
 
 # a given name in apposition to a relative: "left behind a wife, Beata, and two young children" (the NER's
@@ -1900,7 +1901,7 @@ def _award_names(text: str, spans: list[Span]) -> list[Span]:
         # rookie of the year" (of "NBA Rookie of the Year"; "named an award" was false), "a player of the year
         # award"
         core = _HONOUR_CORE.search(m.group(0)).group(0).lower()
-        ladder = [core] if _NAMED_AS.search(text, max(0, a - 20), a) else [f"a {core} award", "an award"]
+        ladder = [core] if _NAMED_AS.search(text, max(0, a - 40), a) else [f"a {core} award", "an award"]
         merged.append(Span(a, b, text[a:b], "AWARD", 0.8, "shape:of_the_year", {"ladder": ladder}))
     return sorted(merged, key=lambda s: s.start)
 

@@ -211,6 +211,9 @@ def _dependent(tok, sent) -> Constituent | None:
         return None
     if dep == "prep" and tok.pos_ == "ADP" and all(c.dep_ == "advmod" for c in tok.children):
         return None  # no object: the parse's "as" of "as well as" (its removal leaves "a luthier a bow maker")
+    if dep == "prep" and left.i == right.i == tok.i:
+        return None  # a preposition alone is a verb's particle: "were called upon during" ("were called during"
+        # was an output)
     if dep == "prep" and right.i + 3 < len(tok.doc) and " ".join(
             t.lower_ for t in tok.doc[right.i + 1:right.i + 4]) == "as well as":
         return None  # the first of "as a luthier as well as a bow maker" ("trained a bow maker" was an output)
