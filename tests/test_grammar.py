@@ -882,6 +882,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "was the mayor of the Slovak capital city, Bratislava, from 2011 to 2014.", "Lubomir Ftacnik",
      "He is a Slovak chess player. He has a son born in the 1980s. His older brother was the mayor of the Slovak "
      "capital city in the 2010s."),
+    # a relative's given name in apposition goes with its commas ("a wife, Beata," had stayed as written)
+    ("Jan Nowak was a Polish racing driver. Nowak left behind a wife, Beata, and two young children.", "Jan Nowak",
+     "Person A was a Polish racing driver. Person A left behind a wife and two young children."),
     # a weight describes one person: its sentence goes (no sum of money: see test_spans); "born New York City"
     # takes its preposition
     ("Howard Hardy is a pitcher. Hardy weighed 180 pounds (82 kg) in his playing days. He won and his team won.",

@@ -576,6 +576,9 @@ class Person(Operator):
             # "the Salyut space stations", "the Louis Armstrong photo", "the Kelly brothers": the
             # name goes, its noun stays
             return Decision("", (), "a name modifying a noun is removed")
+        if span.meta.get("kin_apposition"):
+            # ", Beata," after "a wife": the span holds its commas; the relative stays, the name goes
+            return Decision("", (), "a relative's given name in apposition is removed")
         if span.meta.get("role") == "appositive" and span.meta.get("set_off") and not subject.is_subject(span):
             # "His twin brother, Mark Kelly, is": the apposition goes with its commas (a
             # pseudonym only where it cannot)

@@ -1866,7 +1866,11 @@ def _kin_names(text: str, spans: list[Span]) -> list[Span]:
         if any(s.start <= a and b <= s.end and s.type == "PERSON" for s in out) or m.group(1).lower() in lexicon()["nonname"]:
             continue
         out = [s for s in out if not (s.start < b and a < s.end)]
-        out.append(Span(a, b, m.group(1), "PERSON", 0.8, "shape:kin_apposition", {"relation": True}))
+        # with its commas: ", Beata," -> "" leaves "a wife and two young children"; ", Beata" before the point
+        a2 = text.rindex(",", 0, a)
+        b2 = b + 1 if text[b:b + 1] == "," else b
+        out.append(Span(a2, b2, text[a2:b2], "PERSON", 0.8, "shape:kin_apposition",
+                        {"relation": True, "kin_apposition": True}))
     return sorted(out, key=lambda s: s.start)
 
 
