@@ -242,7 +242,7 @@ _PRONOUN_COMMA = re.compile(r"^((?:He|She|They|It)(?: \([^()]*\))?),\s+(is|was|a
 # "a Welsh racing cyclist from Wales" (of "from Newport, Wales"), "a French painter from France": the place
 # the nationality already names says nothing
 _FROM_NATION = re.compile(r"\b([A-Z][a-z]+) ((?:[a-z-]+ ){0,3}[a-z-]+) from ((?:the )?[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b"
-                          r"(?!\s*,?\s*[A-Z(])")
+                          r"(?!\s*,?\s*[A-Z(]|['’]|\s+and\b|-)")
 _HOME_NATIONS = {"Welsh": "Wales", "Scottish": "Scotland", "English": "England"}
 
 
@@ -250,6 +250,9 @@ def _from_nation(m: re.Match) -> str:
     adj, place = m.group(1), re.sub(r"^the ", "", m.group(3))
     cc = lexicon()["nationalities"].get(adj)
     info = place_info(place) if cc else None
+    words = m.group(2).split()
+    if words[-1].endswith(("ing", "ed")) or any(w in ("who", "that", "which", "away") for w in words):
+        return m.group(0)  # a verb's "from": "a Polish poet living away from Poland", "who fled from Germany"
     if info and info.get("country_code") == cc and (info.get("kind") == "country" or _HOME_NATIONS.get(adj) == place):
         return f"{adj} {m.group(2)}"
     return m.group(0)
@@ -257,8 +260,9 @@ def _from_nation(m: re.Match) -> str:
 
 # "joined a team before joining a team" (of "joined the Ligier Formula One team before joining the Osella
 # team": the names went as modifiers, so _another saw no kind phrase): two moves are two teams
-_BEFORE_ANOTHER = re.compile(r"\b(an? ([a-z]+) (?:[^.;,]{0,30}?\s)?(?:before|after|and then|and later|then later)\s+"
-                             r"(?:\w+ing|\w+ed)\s+)an? \2\b")
+_BEFORE_ANOTHER = re.compile(r"\b(an? (team|club|company|firm|university|school|college|band|orchestra|label) "
+                             r"(?:[^.;,]{0,30}?\s)?(?:before|after)\s+(?:joining|moving to|signing (?:for|with)|"
+                             r"transferring to|switching to)\s+)an? \2\b")  # (a move: "then coached a team" may be the same)
 # "a chess Grandmaster (in the 2010s) and FIDE Trainer (in the 2010s)": one bracket after both
 _SAME_BRACKET_TWICE = re.compile(r" \((in the [^()]{3,40})\)( and [^.()]{1,60}?) \(\1\)")
 # "a United States congressman from the United States" (of "from Kentucky"): the state raised to the
@@ -335,7 +339,7 @@ def tidy(sentence: str) -> str:
     s = _DOUBLE_PUNCT.sub(lambda m: m.group(2) if m.group(2) in ".!?" else m.group(1), s)
     # "an M.S..", "an LL.D. ." (an abbreviation's point ends the sentence; after the space before it went)
     s = re.sub(r"(?<=\b[A-Z]\.)\.(?=\s|$)", "", s)
-    if s.count('"') % 2 == 1:
+    if s.count('"') % 2 == 1 and not re.search(r"\d\\?\"", s):  # (an inch mark is no quotation's)
         # a quotation's closing mark whose opening went with the sentence before ("He moved millions of
         # people \"." was an output)
         # (only one set apart by a space: a quotation that runs over two sentences ends in one of them)

@@ -552,6 +552,10 @@ class Person(Operator):
         name = re.sub(r"\s*['’]s?$", "", span.text)
         pseudo = ctx.pseudonyms.placeholder(name, ctx.doc_id)
         slot = span.meta.get("slot")
+        if span.meta.get("kin_apposition"):
+            # ", Beata," after "a wife": the span holds its commas; the relative stays, the name goes (first: a
+            # son who shares the subject's given name is no "him")
+            return Decision("", (), "a relative's given name in apposition is removed")
         if span.meta.get("nickname"):
             # "He was also known as Count Combat": a name the subject went by goes with its phrase,
             # or its sentence ("known as Person C" reads as a second person, "known as him" as none)
@@ -576,9 +580,6 @@ class Person(Operator):
             # "the Salyut space stations", "the Louis Armstrong photo", "the Kelly brothers": the
             # name goes, its noun stays
             return Decision("", (), "a name modifying a noun is removed")
-        if span.meta.get("kin_apposition"):
-            # ", Beata," after "a wife": the span holds its commas; the relative stays, the name goes
-            return Decision("", (), "a relative's given name in apposition is removed")
         if span.meta.get("role") == "appositive" and span.meta.get("set_off") and not subject.is_subject(span):
             # "His twin brother, Mark Kelly, is": the apposition goes with its commas (a
             # pseudonym only where it cannot)

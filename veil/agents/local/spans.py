@@ -418,10 +418,10 @@ RE_SEASON_YEAR = re.compile(rf"\b(?:the\s+)?(?:(?:early|late|mid-?)\s*)?(?:sprin
                             rf"(?:\s+of)?\s+(?P<y>{_YEAR})\b", re.I)
 RE_DM = re.compile(_ON + rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?)\b(?!\s*,?\s*\d)")
 # a height in feet and inches or metres, or a weight, with the conversion in brackets after it
-_MEASURE = re.compile(r"\b(?:\d\s*(?:'|′|ft\b\.?|feet|foot)\s*-?\s*\d{1,2}(?:\.\d)?(?:\s*(?:\\?\"|″|in\b\.?|inches))?"
+_MEASURE = re.compile(r"(?<![\d,.£$€])\b(?:\d\s*(?:'|′|ft\b\.?|feet|foot)\s*-?\s*\d{1,2}(?:\.\d)?(?:\s*(?:\\?\"|″|in\b\.?|inches))?"
                       r"|[12]\.\d\d\s*m\b|1\d\d\s*cm\b"
                       r"|(?P<w>\d{2,3}(?:\.\d)?\s*(?:pounds|lbs?\b\.?|kg\b|kilograms)))(?:\s*\([^()]{1,25}\))?")
-_WEIGHT_CUE = re.compile(r"\b(?:weigh\w*|weight|tall|height|listed at|stands?|stood)\b[^.;]*$|\d\s*(?:'|″|\")\s*,?\s*$", re.I)
+_WEIGHT_CUE = re.compile(r"\b(?:weigh\w*|weight|listed at)\b[^.;]*$|\d\s*(?:'|″|\\?\")\s*,?\s*(?:and\s+)?$", re.I)
 # a range of days: "From May 3-August 31, 2008", "12–14 June 1990" ("From May 3-in the 2000s" was an output:
 # the first day stayed as written)
 RE_DAY_RANGE = re.compile(rf"(?:\b(?P<from>[Ff]rom)\s+)?\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?{_DASH}(?:{_MONTH}\s+)?"
@@ -1526,8 +1526,11 @@ def _foreign_names_joined(doc, ents: list[tuple[int, int, str]]) -> list[tuple[i
             # made "Regent of a Congregazione dei" an output)
             gap = doc[p[1]:i]
             if all(t.text.isalpha() and t.text.islower()
-                   and ((t.dep_ in ("compound", "nmod", "amod") and p[0] <= t.head.i < j) or label != "ORG")
+                   and ((t.dep_ in ("compound", "nmod", "amod") and p[0] <= t.head.i < j)
+                        or (label != "ORG" and t.lower_ in _TAIL_CONNECTORS and t.lower_ != "of"))
                    for t in gap) and any(t.lower_ in _TAIL_CONNECTORS for t in gap):
+                # (an ORG and a person joined only by foreign connectors: "of" is English, "at the invitation of
+                # Bill Gates" is no name)
                 out[-1] = (p[0], j, "ORG")
                 continue
         out.append((i, j, label))
@@ -1849,21 +1852,24 @@ _OF_THE_YEAR = re.compile(r"(?:\b(?:1\d|20)\d\d(?:\s*[–/-]\s*\d{2,4})?\s+)?\b(
                           r"[Tt]ournament|[Dd]ecade)\b(?:\s+(?:[Aa]ward|[Tt]rophy|[Pp]rize)s?\b)?")
 _HONOUR_CORE = re.compile(r"(?:Young Player|Player|Players|Manager|Coach|Goalkeeper|Rookie|Athlete|Sportsman|Sportswoman|"
                           r"Footballer|Cricketer|Personality|Newcomer)\s+of\s+the\s+\w+")
-_NAMED_AS = re.compile(r"\b(?:named|voted|selected|chosen|elected|crowned)(?:\s+as)?(?:\s+(?:the|a|an))?(?:\s+[a-z]+){0,2}\s+$")
+_NAMED_AS = re.compile(r"\b(?:named|voted|selected|chosen|elected|crowned)(?:\s+as)?(?:\s+(?:the|a|an))?"
+                       r"(?:\s+[a-z]+(?:['’]s)?){0,2}\s+$")
 # ("selected as the unanimous NEC Player of the Year": "selected as the award" was an output)
 
 
 # a given name in apposition to a relative: "left behind a wife, Beata, and two young children" (the NER's
 # organisation, and no given name the list knows: "a wife, Beata," stayed as written)
 _KIN_NAME = re.compile(r"\b(?:wife|husband|son|daughter|brother|sister|mother|father|partner|spouse|fianc[ée]e?|widow|"
-                       r"widower|stepson|stepdaughter|granddaughter|grandson),\s+([A-Z][a-z]{2,})(?=\s*(?:,|\.|;|–|—|\band\b))")
+                       r"widower|stepson|stepdaughter|granddaughter|grandson),\s+([A-Z][a-z]{2,})(?=\s*(?:,|;|–|—)|\.\s*$|\.\s+[A-Z][a-z])"
+                       r"(?!,\s+[A-Z][a-z]+\s+and\b)")  # (never "a daughter, Anna and Maria", nor "her husband, Florence and")
 
 
 def _kin_names(text: str, spans: list[Span]) -> list[Span]:
     out = list(spans)
     for m in _KIN_NAME.finditer(text):
         a, b = m.span(1)
-        if any(s.start <= a and b <= s.end and s.type == "PERSON" for s in out) or m.group(1).lower() in lexicon()["nonname"]:
+        if any(s.start <= a and b <= s.end and s.type == "PERSON" for s in out) or m.group(1).lower() in lexicon()["nonname"] \
+                or m.group(1).lower() in HONORIFICS or text[b:b + 1] == "." and len(m.group(1)) <= 4:
             continue
         out = [s for s in out if not (s.start < b and a < s.end)]
         # with its commas: ", Beata," -> "" leaves "a wife and two young children"; ", Beata" before the point
@@ -1898,8 +1904,9 @@ def _award_names(text: str, spans: list[Span]) -> list[Span]:
         merged.append(Span(a, b, text[a:b], "NAME", 0.8, "shape:quoted_award", {}))
     for m in _OF_THE_YEAR.finditer(text):
         a, b = m.span()
-        if any(s.start < b and a < s.end and s.type == "PERSON" for s in merged):
-            continue  # ("Coach of the Year Bill Self": a person's name after the honour)
+        if any(s.start < b and a < s.end and (s.type == "PERSON" or s.start < a or s.end > b) for s in merged):
+            continue  # a name it cuts into is more of the honour's than it found ("the Pac-10 Conference Player of
+            # the Year", "the Atlantic Coast Conference Men's Basketball Player of the Year"), or a person's
         merged = [s for s in merged if not (s.start < b and a < s.end)]
         # its core, lower-cased, without the league or the sponsor before it, says the honour of many: "named
         # rookie of the year" (of "NBA Rookie of the Year"; "named an award" was false), "a player of the year
