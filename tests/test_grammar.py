@@ -214,6 +214,8 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     ("He thanked every player who had scored in the final.", "who had scored in the final"),
     ("Peake married Catherine Marie Knight, with whom he had four sons.", "with whom"),
     ("He had a reputation within the peloton as being a totally clean rider.", "totally clean"),
+    ("Jon Stewart is an American comedian. Stewart agrees, saying that neither his show nor his channel purports to "
+     "be anything other than satire and comedy.", "than satire and comedy"),
     ("Francis Cannon is an engineer. His engineering talents were called upon during the Invasion of Normandy where "
      "he was made Superintending Civil Engineer of Mulberry Harbour B.", "upon"),
     ("Hank Greenberg was an American baseball player. He was one of the few opposing players to publicly welcome "

@@ -692,9 +692,8 @@ def _regex_spans(text: str) -> list[Span]:
             add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.95, "regex:day_range",
                      {"year": first, "year_end": y, "from": True}))
         else:
-            months = re.findall(_MONTH, m.group(0))
             days = re.findall(r"\b(\d{1,2})(?:st|nd|rd|th)?\b", m.group(0)[:m.start("y") - m.start()])
-            meta = {"year": y, "month": _month_num(months[-1]), "day": int(days[-1]), "granularity": "day", "on": False}
+            meta = {"year": y, "month": months[-1], "day": int(days[-1]), "granularity": "day", "on": False}
             meta.update(_date_meta(text, m.start()))
             add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, "regex:day_range", meta))
     for rx, kind in ((RE_DMY, "dmy"), (RE_MDY, "mdy"), (RE_ISO, "iso")):
@@ -1852,9 +1851,10 @@ _OF_THE_YEAR = re.compile(r"(?:\b(?:1\d|20)\d\d(?:\s*[–/-]\s*\d{2,4})?\s+)?\b(
                           r"[Tt]ournament|[Dd]ecade)\b(?:\s+(?:[Aa]ward|[Tt]rophy|[Pp]rize)s?\b)?")
 _HONOUR_CORE = re.compile(r"(?:Young Player|Player|Players|Manager|Coach|Goalkeeper|Rookie|Athlete|Sportsman|Sportswoman|"
                           r"Footballer|Cricketer|Personality|Newcomer)\s+of\s+the\s+\w+")
+# a verb that names one the honour ("selected as the unanimous NEC Player of the Year": "selected as the award"
+# was an output)
 _NAMED_AS = re.compile(r"\b(?:named|voted|selected|chosen|elected|crowned)(?:\s+as)?(?:\s+(?:the|a|an))?"
                        r"(?:\s+[a-z]+(?:['’]s)?){0,2}\s+$")
-# ("selected as the unanimous NEC Player of the Year": "selected as the award" was an output)
 
 
 # a given name in apposition to a relative: "left behind a wife, Beata, and two young children" (the NER's

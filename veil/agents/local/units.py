@@ -211,6 +211,9 @@ def _dependent(tok, sent) -> Constituent | None:
         return None
     if dep == "prep" and tok.pos_ == "ADP" and all(c.dep_ == "advmod" for c in tok.children):
         return None  # no object: the parse's "as" of "as well as" (its removal leaves "a luthier a bow maker")
+    if dep == "prep" and tok.lower_ == "than":
+        return None  # a comparison's other side: "purports to be anything other than satire and comedy" ->
+        # "anything other." was an output
     if dep == "prep" and left.i == right.i == tok.i:
         return None  # a preposition alone is a verb's particle: "were called upon during" ("were called during"
         # was an output)
