@@ -608,7 +608,7 @@ def _clean(original: str, ladder: list[str]) -> list[str]:
 # substitution
 # ------------------------------------------------------------------------------------------
 _DET = re.compile(r"(?<![\w'])(a|an|the|A|An|The|AN|THE)(\s+)$")
-_LEADING_DET = re.compile(r"^(?:a|an|the)\s", re.I)
+_LEADING_DET = re.compile(r"^(?:a|an|the|another)\s", re.I)
 _POSSESSIVE = re.compile(r"(?<![\w'])(?:his|her|their|its|my|our|your|\w+'s|\w+’s)\s+$", re.I)
 # (not the period of "Jr.", "St." or an initial: 'Shepard Jr. (1923–1998) was' is one sentence)
 _SENT_BOUNDARY = re.compile(r"(?:^|(?<!\bJr)(?<!\bSr)(?<!\bDr)(?<!\bSt)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bNo)(?<!\bCo)"

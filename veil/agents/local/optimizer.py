@@ -68,7 +68,7 @@ _KIND_TWICE = re.compile(r"\b([Aa]n? (?:[a-z]+ ){0,2}?)(title|team|club|event|aw
                          r"series|film|band|newspaper|magazine|agency|building|ship) \2\b")
 # "the head coach of a team of an organization" (the Philadelphia Wings of the National Lacrosse
 # League): an organization's kind needs no "of an organization" after it
-_KIND_OF_ORGANIZATION = re.compile(r"\b(an? (?:[a-z]+ )?(?:organization|team|club|company|university|school|league|"
+_KIND_OF_ORGANIZATION = re.compile(r"\b((?:an?|another) (?:[a-z]+ )?(?:organization|team|club|company|university|school|league|"
                                    r"association|institution|agency|federation|union|band|orchestra)) of an organization\b")
 
 
@@ -110,7 +110,7 @@ _SUCH_AS_KIND = re.compile(r"\bsuch ((?:[a-z-]+ ){0,3}[a-z-]+s) as an? (?:[a-z-]
 # "was educated at an educational institution": a kind that says what the verb said
 _EDUCATED_AT_KIND = re.compile(r"\b(educated|schooled) (?:at|in) an? (?:educational institution|school)(?=\s*(?:[.,;:)]|$|and\b(?! an? )))")
 _ENDED = re.compile(r"[.!?][\"'”’)\]\\]*\s*$")  # a sentence's end: its point and the quotes or brackets after it
-_TEAM_OF_LEAGUE = re.compile(r"\b(an? (?:[a-z]+ ){0,2}(?:team|club)) of an? (?:[a-z]+ ){0,2}league\b")
+_TEAM_OF_LEAGUE = re.compile(r"\b((?:an?|another) (?:[a-z]+ ){0,2}(?:team|club)) of an? (?:[a-z]+ ){0,2}league\b")
 
 
 def _same_kind_list(m: re.Match) -> str:
@@ -120,6 +120,13 @@ def _same_kind_list(m: re.Match) -> str:
 
 
 # "In the 2000s and the 2000s" (2008 and 2009): one period
+# a stand-in that is a period alone ("the 2010s", "the late 20th century") and a phrase with nothing
+# else but its preposition and commas ("In | October 2015 |, ")
+# a year before a noun that is a span of time ("for the 1958-9 session"): "a session" reads as one
+# sitting, "the session" keeps the writer's sense
+_TIME_NOUN_AFTER = re.compile(r"\s*(?:session|term|season|semester|year|campaign|period|era|decade|spell|stint)s?\b", re.I)
+_PERIOD_PHRASE = re.compile(rf"((?:[Ii]n |[Dd]uring )?)(?:the )?((?:early |mid-|late )?{_PERIOD})")
+_BARE_PREPOSITION = re.compile(r"[\s,]*(?:[Ii]n|[Dd]uring|[Bb]y|[Oo]n|[Aa]round|[Ss]ince)?[\s,]*")
 _SAME_PERIOD = re.compile(rf"\b((?:in )?the (?:early |mid-|late )?{_PERIOD})((?:, \1)*(?:,? and|,)? \1)\b")
 
 
@@ -665,6 +672,11 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # the mention becomes "this person" (Person reads the flag)
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role_said": True})
         d = policy.decide(s, ctx, subject)
+        if s.type == "PERSON" and d.drop_unit and s.meta.get("role") in ("pobj:with", "pobj:alongside") \
+                and re.match(r"\s*,?\s*(?:among|amongst) others", text[s.end:]):
+            # "She has worked with X, among others": the others are the phrase's ("She has worked, among
+            # others" was an output); the pseudonym stays
+            d = dataclasses.replace(d, drop_unit=False, or_sentence=False)
         if s.type == "PERSON" and d.replacement in _PRONOUNS and s.meta.get("role") == "pobj:as":
             # "As Voris Marker, she also worked as a sculptor": another name of hers ("As her, she"
             # was an output): the phrase goes
@@ -751,7 +763,8 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # eldest daughter": a rank among one sex is no rank among all (the attacker may still take the
             # phrase); pronouns are no rank's noun ("Not only her paintings")
             options = []
-        if options[:1] == [""] and s.meta.get("role") == "modifier" and s.type in _NAMED_TYPES + ("PERSON",) \
+        if options[:1] == [""] and s.meta.get("role") == "modifier" and (s.type in _NAMED_TYPES + ("PERSON",) or (
+                s.type in ("DATE", "YEAR") and not d.drop_unit and not _TIME_NOUN_AFTER.match(text, s.end))) \
                 and (a := _the_before_name(s, doc)) is not None:
             # "for the Peabody Mason Concert series" -> "for a series"
             art = article_for(text[s.end:].split()[0])
@@ -1183,10 +1196,16 @@ def _the_before_name(s: Span, doc) -> int | None:
     noun = doc[k]
     while noun.dep_ == "compound" and noun.head.i > noun.i and noun.head.i - k < 3:
         noun = noun.head  # "the Lancia factory team" -> "a factory team" ("for the factory team" asked which)
+    if the.head.i > noun.i and the.head.i - k < 5 and all(
+            doc[j].dep_ in ("compound", "amod", "nmod", "nummod") and doc[j].head.i <= the.head.i for j in range(k, the.head.i)):
+        # "the 2006 Portuguese football World Cup team": the noun the whole phrase is about, past the
+        # other modifiers ("the official suit of the football team" was an output)
+        noun = the.head
     if noun.tag_ != "NN" or the.head.i != noun.i or not any(t.head.i in range(k, noun.i + 1) for t in toks) \
             or noun.lower_ in lexicon()["mass_nouns_set"] or noun.lower_ in DEICTIC_NOUNS \
-            or any(c.i > noun.i and c.dep_ in ("prep", "relcl", "acl", "appos")
-                   and doc[c.left_edge.i - 1].text != "," for c in noun.children):
+            or any(c.i > noun.i and c.dep_ in ("prep", "relcl", "acl", "appos") and doc[c.left_edge.i - 1].text != ","
+                   and not (c.dep_ == "prep" and c.lower_ == "for") for c in noun.children):
+        # ("the A-12 spy plane for the CIA": whom it was for says nothing of which one)
         return None  # (a clause set off by a comma says nothing of which one: "in the UFC 5 tournament, where he")
     return the.idx
 
@@ -1258,7 +1277,22 @@ def _role_before(s: Span, doc) -> tuple[int, bool] | None:
     if not ((last.dep_ == "compound" and last.head.i in inside) or head.dep_ in ("appos", "pobj", "dobj", "conj")):
         return None  # (the parse may hang the name anywhere: "Son of photographer | Glen Fishback" as an apposition)
     if k >= 0 and doc[k].lower_ in ("head", "lead", "chief", "vice", "deputy", "assistant", "senior", "junior"):
-        return None  # "assistant to head coach X": the parse's verb "head" is the role's ("to head a coach" was an output)
+        # "assistant to head coach X": the parse's verb "head" is the role's ("to head a coach" was an
+        # output); with nothing before it but a preposition, the whole role takes the article ("to a head coach")
+        if k > 0 and (doc[k - 1].lower_ in ("to", "as") or doc[k - 1].pos_ in ("ADP", "CCONJ") or doc[k - 1].is_punct):
+            return doc[k].idx, False
+        return None
+    if k >= 0 and doc[k].tag_ in ("JJ", "VBN") and doc[k].lower_.endswith("ed") and k > 0 \
+            and doc[k - 1].pos_ in ("PROPN", "NOUN", "PRON"):
+        return chain[0].idx, False  # "His daughter Sheila married jockey X" (the parse's "married" an adjective)
+    if k >= 0 and doc[k].pos_ == "ADJ" and doc[k].text.islower():
+        # "trained for automotive industrialist X", "and former coach X": lower-case adjectives and
+        # nothing before them that determines the phrase: they and the role take the article
+        j = k
+        while j >= 0 and doc[j].pos_ == "ADJ" and doc[j].text.islower() and doc[j].dep_ == "amod":
+            j -= 1
+        if j >= 0 and j < k and (doc[j].pos_ in ("ADP", "CCONJ", "SCONJ", "VERB", "AUX") or doc[j].is_punct):
+            return doc[j + 1].idx, False
     if k < 0 or doc[k].is_punct or doc[k].pos_ in ("ADP", "CCONJ", "SCONJ", "VERB", "AUX"):
         return chain[0].idx, False  # nothing of the noun phrase before the role: it takes an article
     if doc[k].lower_ == "the":
@@ -2864,6 +2898,74 @@ class LocalOptimizer(Optimizer):
                 plan.floor[j] = ""
 
     @staticmethod
+    def _another_across(plan: Plan) -> None:
+        """The second of two names a sentence before made the same kind phrase: "another team"
+        where they differ ("He is the former head coach of a team. He returned to coaching as the
+        head coach of a team." was an output of the Philadelphia Wings, then the Barrage), as
+        :func:`_another` does within a sentence. Not where one name holds the other's words
+        ("the Wings" may be "the Philadelphia Wings"), nor for one a deletion took."""
+        analysis = plan.analysis
+        seen: dict[str, set[str]] = {}
+        for si in range(len(analysis.sentences)):
+            rendered = plan.render_sentence(si)
+            if not rendered:
+                continue
+            here: dict[str, set[str]] = {}
+            for j in analysis.by_sentence(si):
+                u, r = plan.units[j], plan.choice.get(j)
+                if u.kind != "span" or not r or plan.covering(j) is not None or u.span is None or u.span.type == "UNIT":
+                    continue
+                m = _KIND_PHRASE.fullmatch(r)
+                if m is None or r not in rendered:
+                    continue
+                words = set(_tokens_of(u.text)) - {"the"}
+                earlier = seen.get(r)
+                if earlier and not any(words <= w or w <= words for w in earlier) \
+                        and not re.search(rf"\b{re.escape(r)}\b.*\b{re.escape(r)}\b", rendered):
+                    # (a sentence that says it twice is _another's: a list's items are counted there)
+                    if plan.try_choose(j, f"another {m.group(2)}", "a second name of the same kind"):
+                        continue
+                here.setdefault(r, set()).add(frozenset(words))
+            for r, ws in here.items():
+                seen.setdefault(r, set()).update(ws)
+
+    @staticmethod
+    def _drop_repeated_periods(plan: Plan) -> None:
+        """A period a sentence before already said, in a phrase that says nothing else ("In the
+        2010s, he was selected. He passed command in the 2010s. In the 2010s, he set the record",
+        six times in one output): the phrase goes after its first time; the edits made the
+        periods alike, the reader learns nothing from the second. Part of the floor."""
+        analysis = plan.analysis
+        said: set[str] = set()
+        for si in range(len(analysis.sentences)):
+            if not plan.render_sentence(si):
+                continue
+            here = set()
+            for j in analysis.by_sentence(si):
+                u, r = plan.units[j], plan.choice.get(j)
+                if u.kind != "span" or not r or plan.covering(j) is not None:
+                    continue
+                m = _PERIOD_PHRASE.fullmatch(r)
+                if m is None:
+                    continue
+                period = m.group(2)
+                if period not in said:
+                    here.add(period)
+                    continue
+                if m.group(1):  # (a stand-in with its preposition: "He arrived 9 October 2010" -> "arrived in the 2010s")
+                    if plan.try_choose(j, "", "says again a period a sentence before said: it goes"):
+                        plan.floor[j] = ""
+                    continue
+                holder = analysis.smallest_holder(j)
+                if holder is None or holder in plan.choice:
+                    continue
+                rest = plan.units[holder].text.replace(u.text, " ", 1)
+                if _BARE_PREPOSITION.fullmatch(rest) and plan.try_choose(
+                        holder, "", "says again a period a sentence before said: its phrase goes"):
+                    plan.floor[holder] = ""
+            said |= here
+
+    @staticmethod
     def _noun_still_said(plan: Plan, si: int, start: int, noun: str, said: str) -> bool:
         """Is the noun a pointer at ``start`` points back with still named before it? Where the
         text named it as a noun of its own, one of those mentions must be left as written, or an
@@ -3046,8 +3148,10 @@ class LocalOptimizer(Optimizer):
             self._drop_orphans(plan, task)
             self._drop_dangling(plan, task)
             self._drop_stale_adverbs(plan)
+            self._drop_repeated_periods(plan)
             if mode == "utility":
                 plan.restored = self.restore(plan, task, batch)
+            self._another_across(plan)
             plans[key] = plan
         plan = plans[key]
         return plan, plan.restored

@@ -542,6 +542,12 @@ def _signed_for_a_town(span: Span) -> bool:
     return gov in (("sign", "for"), ("loan", "to")) and (place_info(span.text.strip()) or {}).get("kind") == "city"
 
 
+# the slots of a person the subject did something with ("along with X", "alongside X")
+_COMPANY = frozenset({"pobj:with", "pobj:alongside"})
+# verbs whose "with" phrase is what they say ("met with X", "was confused with X"): the name stays a pseudonym
+_WITH_AS_OBJECT = frozenset({"meet", "marry", "confuse", "identify", "compare", "associate", "credit", "replace"})
+
+
 class Person(Operator):
     """The subject: a pronoun that fits the mention's slot (subject, object, possessive) when the
     text already says which; every other person: a consistent pseudonym."""
@@ -588,6 +594,12 @@ class Person(Operator):
             # the subject's other name beside the first ("X or Y, Baron von der Z (1828-1906) was"):
             # it goes; a pseudonym there makes a second person of them ("He, Person B was" was an output)
             return Decision("", (), "another name of the subject in apposition is removed", drop_unit=True)
+        if span.meta.get("role") in _COMPANY and not subject.is_subject(span) \
+                and (span.meta.get("governor") or ("",))[0] not in _WITH_AS_OBJECT:
+            # "was selected, along with Mikhail Korniyenko", "co-founded the association with X": whom
+            # the subject did it with goes with its phrase ("along with Person GJ" read as a form);
+            # the pseudonym only where no phrase can go
+            return Decision(pseudo, (), "a person the subject did something with: the phrase goes", drop_unit=True)
         if span.meta.get("venue") and not subject.is_subject(span) and not span.meta.get("honorific"):
             # "at Person T" (Roland Garros), "Person EL in New Jersey" (a gallery): after "at" or
             # "in" a name is a venue more often than a person; a pseudonym there invents one
