@@ -2361,3 +2361,43 @@ def test_an_honour_of_the_year_is_an_award_of_many():
 def test_stand_ins_read_as_one_text(engine, text, name, expected):
     out = anonymize(engine, text, name=name)
     assert out.startswith(expected), out
+
+
+@pytest.mark.parametrize("text, name, expected", [
+    # "was on the Board of X" is what "was" says: never "he was, until 2011" (an output)
+    ("Ana Perez is an American physicist. Since 2005 Perez was on the Board of Directors of TomoTherapy "
+     "Incorporated, until 2011. She won and her team won.", "Ana Perez", "was on a board"),
+    # a place after "near" or "outside" is no region's ("near the United States" of "near Albany")
+    ("Edward Jones was an American architect. He lived near Paris. He won and his team won.", "Edward Jones",
+     "He lived near a city."),
+    # the NER stopped inside a name before its year: "a law the 1960s" was an output
+    ("Sam Gibbons was an American politician. He was the author of the Economic Opportunity Act of 1964, one of "
+     "the key laws of the decade. He won and his team won.", "Sam Gibbons", "the author of a law of the 1960s"),
+    # a remaining or a partner's "with" is what the verb says: the person stays; others go with "with"
+    ("Yoko Sato is a designer. She remained with Fendi prior to returning to Rome. Projects were carried out in "
+     "association with Jean Dubois. She won and her team won.", "Yoko Sato", "She remained with "),
+])
+def test_what_a_phrase_says_for_its_verb_stays(engine, text, name, expected):
+    out = anonymize(engine, text, name=name)
+    assert expected in out, out
+
+
+def test_a_shell_noun_goes_with_the_phrase_it_summed_up(engine):
+    """"The project impressed X" after the project's phrase went points at nothing: it goes; where the
+    sentence before kept its phrase, or the text never pointed back, it stays."""
+    def run(text, cut):
+        task = Task(original=text, doc_id="d", name="Edward Jones")
+        batch = asyncio.run(engine.prepare([Document(id="d", text=text, name="Edward Jones")]))
+        plan = engine.optimizer.base_plan(task, batch)
+        if cut:
+            k = next(j for j, u in enumerate(plan.units) if u.constituent is not None and u.text.startswith("with the design"))
+            plan.choice[k] = ""
+        engine.optimizer._drop_dangling(plan, task)
+        return plan.render()
+
+    text = ("Edward Jones was an American architect. He began his career in 1936 with the design of the Gillionville "
+            "Plantation near Albany. The project impressed the firm so much that it hired him. He won and his team won.")
+    assert "The project" not in run(text, cut=True)
+    assert "The project impressed the firm" in run(text, cut=False)
+    other = text.replace("The project impressed the firm so much that it", "The firm")
+    assert "The firm hired him." in run(other, cut=True)

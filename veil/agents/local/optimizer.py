@@ -581,6 +581,9 @@ class Analysis:
     # a pointer's start -> where the text named its noun before, as a noun of its own (not "horse"
     # of "horse racing trainer": "The horse had won" stayed once the gelding's sentence went)
     introductions: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    # the starts of the pointers that are shell nouns ("The project"): they point back at what the
+    # sentence before told, not at a noun
+    shells: frozenset[int] = frozenset()
     _by_sentence: list[list[int]] | None = field(default=None, repr=False)
     _rendered: dict[tuple, str] = field(default_factory=dict, repr=False)
 
@@ -673,9 +676,13 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role_said": True})
         d = policy.decide(s, ctx, subject)
         if s.type == "PERSON" and d.drop_unit and s.meta.get("role") in ("pobj:with", "pobj:alongside") \
-                and re.match(r"\s*,?\s*(?:among|amongst) others", text[s.end:]):
-            # "She has worked with X, among others": the others are the phrase's ("She has worked, among
-            # others" was an output); the pseudonym stays
+                and re.search(r"\b(?:among|amongst) others\b", text[s.end:sents[sentence_of(s.start)][1]]):
+            # "She has worked with X and Y, among others": the others are the phrase's ("She has worked,
+            # among others" was an output); the pseudonym stays; so does a partner's ("in association with X")
+            d = dataclasses.replace(d, drop_unit=False, or_sentence=False)
+        elif s.type == "PERSON" and d.drop_unit and s.meta.get("role") == "pobj:with" and re.search(
+                r"\b(?:association|collaboration|partnership|conjunction|cooperation|tandem|concert|company|league)\s+with\s+$",
+                text[max(0, s.start - 40):s.start]):
             d = dataclasses.replace(d, drop_unit=False, or_sentence=False)
         if s.type == "PERSON" and d.replacement in _PRONOUNS and s.meta.get("role") == "pobj:as":
             # "As Voris Marker, she also worked as a sculptor": another name of hers ("As her, she"
@@ -892,6 +899,18 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                  and t.head.lower_ not in DEICTIC_NOUNS and not any(c.dep_ in ("prep", "relcl", "acl", "poss") for c in t.head.children)
                  and re.search(rf"\b{re.escape(t.head.lower_.rstrip('s'))}", text[:sents[sentence_of(t.idx)][0]], re.I)
                  ] if english else []
+    # "The project impressed Hal Hentz so much that he hired him" after "began his career with the design
+    # and construction of the Gillionville Plantation" lost that phrase: a noun that sums up what the
+    # sentence before told ("project", "move"), which the text never named as such; dangling only where
+    # a phrase or the sentence before went (_drop_dangling)
+    shells = [(sentence_of(t.idx), t.idx, t.head.idx + len(t.head.text), t.head.lower_) for t in doc
+              if t.dep_ == "det" and t.lower_ == "the" and t.head.lower_ in _SHELL_NOUNS and t.head.i == t.i + 1
+              and t.head.dep_ in ("nsubj", "nsubjpass") and sentence_of(t.idx) > 0
+              and not text[sents[sentence_of(t.idx)][0]:t.idx].strip()
+              and not any(c.dep_ in ("prep", "relcl", "acl", "poss", "compound", "amod") for c in t.head.children)
+              and not re.search(rf"\b{re.escape(t.head.lower_.rstrip('s'))}", text[:sents[sentence_of(t.idx)][0]], re.I)
+              ] if english else []
+    pointers += shells
     # "Both started in the 1930s.": a pronoun that counts what the sentence before named
     pointers += [(sentence_of(t.idx), t.idx, t.idx + len(t.text), "") for t in doc
                  if t.lower_ in ("both", "neither") and t.dep_ in ("nsubj", "nsubjpass")] if english else []
@@ -902,7 +921,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     # ("achieving a medal for the latter two": the latter of what the sentence named before)
     introductions = _introductions(doc, pointers) if english else {}
     analysis = Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare, pointers=pointers,
-                        introductions=introductions)
+                        introductions=introductions, shells=frozenset(start for _, start, _, _ in shells))
     for i, u in enumerate(units):
         if u.kind == "span" and u.drop_unit and u.policy is None and not u.or_sentence and u.span.type == "ORG" \
                 and (re.search(r"\s(?:and|&)\s", u.text) or "acronym" in u.span.evidence) and has_root[u.sentence] \
@@ -1080,6 +1099,14 @@ def _ranking_claims(doc, spans: list[Span] = ()) -> list[Span]:
     return out
 _A_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
 _DEMONSTRATIVES = frozenset("this that these those".split())
+# a lower-case word that is no preposition, determiner or pronoun: what a phrase tells beside its names
+_CONTENT_WORD = re.compile(r"\b(?!(?:near|with|from|into|onto|over|under|after|before|during|since|until|about|around|"
+                           r"through|throughout|their|which|that|this|these|those|where|when|while|within|without|"
+                           r"along|among|between|behind|beyond|upon|across|against|toward|towards)\b)[a-z]{4,}\b")
+# nouns that sum up what a sentence before told ("The project impressed him", "The move paid off")
+_SHELL_NOUNS = frozenset("""project move decision appointment effort experience success achievement
+venture commission collaboration deal transfer incident accident attempt idea plan scheme
+undertaking feat""".split())
 _NAMED_TYPES = ("ORG", "EVENT", "AWARD", "WORK", "PRODUCT", "LOCATION", "PROPER", "NAME", "TITLE")
 
 
@@ -1120,7 +1147,7 @@ def subject_info(text: str, name: str | None, spans: list[Span], label: str | No
 # prepositions after which a place can be replaced by a region that contains it and stay true
 # ("born in Sacramento" -> "born in California"); after others ("led Germany", "a spell at
 # Rochdale", "the governor of Kentucky") a containing region says something else
-LOCATIVE = frozenset("in from near across throughout around to into within outside inside".split())
+LOCATIVE = frozenset("in from across throughout around to into within inside".split())
 # verbs whose "to"/"from" place is one end of a move ("returned to Reutlingen")
 MOVE_VERBS = frozenset("return move relocate emigrate immigrate come go flee".split())
 # verbs whose "to" says what something was narrowed to ("cut down to El Paso", "limited to Ohio")
@@ -2862,6 +2889,13 @@ class LocalOptimizer(Optimizer):
             a = analysis.sentences[si][0]
             earlier = [j for j in analysis.by_sentence(si) if j in plan.choice and plan.units[j].end <= start]
             before_changed = bool(earlier) or (si > 0 and plan.render_sentence(si - 1) != text[slice(*analysis.sentences[si - 1])])
+            if start in analysis.shells:
+                # (a shell noun's antecedent is what the sentence before told: gone only with a phrase of it)
+                prev = analysis.sentence_unit(si - 1)
+                before_changed = plan.choice.get(prev) == "" or any(
+                    plan.choice.get(j) == "" and plan.units[j].kind not in ("span", "adverb")
+                    and _CONTENT_WORD.search(plan.units[j].text) for j in analysis.by_sentence(si - 1))
+                # (a phrase with words of its own: "with the design of the Plantation", not "near Albany")
             if not before_changed:
                 continue
             said = " ".join(plan.render_sentence(x) for x in range(si)) + " " + text[a:start]
@@ -2913,11 +2947,12 @@ class LocalOptimizer(Optimizer):
             here: dict[str, set[str]] = {}
             for j in analysis.by_sentence(si):
                 u, r = plan.units[j], plan.choice.get(j)
-                if u.kind != "span" or not r or plan.covering(j) is not None or u.span is None or u.span.type == "UNIT":
-                    continue
+                if u.kind != "span" or not r or plan.covering(j) is not None or u.span is None or u.span.type != "ORG":
+                    continue  # (an organisation: two events or places of other names may be one, "Le Mans" twice)
                 m = _KIND_PHRASE.fullmatch(r)
-                if m is None or r not in rendered:
-                    continue
+                if m is None or r not in rendered or re.match(r"\s*(?:['’]s?\b|,\s*(?:an?|and)\b|and\b)", analysis.text[u.end:]) \
+                        or _LIST_GAP.search(analysis.text[analysis.sentences[si][0]:u.start]):
+                    continue  # (nor a possessive, "another state's map", nor a list's item, "by another organization, a school")
                 words = set(_tokens_of(u.text)) - {"the"}
                 earlier = seen.get(r)
                 if earlier and not any(words <= w or w <= words for w in earlier) \

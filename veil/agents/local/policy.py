@@ -545,7 +545,8 @@ def _signed_for_a_town(span: Span) -> bool:
 # the slots of a person the subject did something with ("along with X", "alongside X")
 _COMPANY = frozenset({"pobj:with", "pobj:alongside"})
 # verbs whose "with" phrase is what they say ("met with X", "was confused with X"): the name stays a pseudonym
-_WITH_AS_OBJECT = frozenset({"meet", "marry", "confuse", "identify", "compare", "associate", "credit", "replace"})
+_WITH_AS_OBJECT = frozenset({"meet", "marry", "confuse", "identify", "compare", "associate", "credit", "replace",
+                             "remain", "stay", "live", "reside"})  # ("She remained prior to returning" was an output)
 
 
 class Person(Operator):

@@ -247,6 +247,10 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "conj" and any(t.lower_ in ("both", "either", "neither") for t in tok.doc[
             max(sent.start, tok.head.left_edge.i - 3):tok.head.i]):
         return None  # "both stand-up comedy and feature film acting" -> "both stand-up comedy acting"
+    if dep == "prep" and tok.head.lemma_.lower() == "be" and tok.i > tok.head.i and not any(
+            c.dep_ in ("attr", "acomp", "oprd", "xcomp", "ccomp", "dobj") or (c.dep_ == "prep" and tok.head.i < c.i < tok.i)
+            for c in tok.head.children):
+        return None  # what "was" says: "he was on the Board of Directors of X, until 2011" -> "he was, until 2011" was an output
     if dep == "prep" and tok.head.lower_ in COMPLEX_PREPOSITIONS:
         return None  # "thanks to X" -> "thanks" (the word and its phrase go together, as one unit)
     if dep == "prep" and tok.lower_ == "as" and tok.head.pos_ == "VERB" and prev is not None \
