@@ -228,6 +228,11 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     ("From 1860 until 1865 he was president of the New Orleans & Ohio Railroad Company.",
      "of the New Orleans & Ohio Railroad Company"),
     ("Henry Trengrouse was the inventor of the Rocket life-saving apparatus.", "of the Rocket life-saving apparatus"),
+    # what one was selected as ("he was selected in the 2010s" was an output), what "was" says ("he was, until 2011")
+    ("Cannon was selected as the unanimous NEC Player of the Year in 2015.", "as the unanimous NEC Player of the Year"),
+    ("Since 2005 Perez was on the Board of Directors of TomoTherapy, until 2011.", "on the Board of Directors of TomoTherapy"),
+    # a modifier under "all" narrows the set ("second amongst all Division I players" was false)
+    ("He was second amongst all active Division I players with over 40 double-doubles.", "active"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
     flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]
@@ -1639,6 +1644,9 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     ("She holds the World record for specials.", "She holds the world record for specials."),
     ("He is a chess Grandmaster (in the 2010s) and FIDE Trainer (in the 2010s).",
      "He is a chess Grandmaster and FIDE Trainer (in the 2010s)."),
+    # the writer's sentences without a space, kept as one by the splitter; an address keeps its points
+    ("He was elected to Congress (1890s).He was a farmer.", "He was elected to Congress (1890s). He was a farmer."),
+    ("He wrote to john.Smith@example.com.", "He wrote to john.Smith@example.com."),
 ])
 def test_tidy_mends_what_generalization_leaves(rendered, expected):
     """What rung-by-rung replacement leaves behind reads as one writer would put it; tidy never
@@ -2376,6 +2384,12 @@ def test_stand_ins_read_as_one_text(engine, text, name, expected):
     # a remaining or a partner's "with" is what the verb says: the person stays; others go with "with"
     ("Yoko Sato is a designer. She remained with Fendi prior to returning to Rome. Projects were carried out in "
      "association with Jean Dubois. She won and her team won.", "Yoko Sato", "She remained with "),
+    # a league one played is the sport ("he played a baseball league" was an output)
+    ("Jim Umbricht was an American baseball player. A right-handed relief pitcher, he played Major League Baseball "
+     "(MLB) between 1959 and 1963. He won and his team won.", "Jim Umbricht", "he played baseball between"),
+    # the parse hung the subject in the phrase before it ("In the 2010s wore the white jersey" was an output)
+    ("David Rosendo is a Spanish cyclist. In 2011 due to a strong ride in a breakaway in Stage 2 of the Vuelta "
+     "Rosendo wore the white jersey for one day. He won and his team won.", "David Rosendo", " he wore the white jersey"),
 ])
 def test_what_a_phrase_says_for_its_verb_stays(engine, text, name, expected):
     out = anonymize(engine, text, name=name)

@@ -339,6 +339,7 @@ def tidy(sentence: str) -> str:
     s = re.sub(r",\s*\)", ")", s)
     s = re.sub(r"\s*\(\s*\)", "", s)  # a bracket whose words all went ('\"Gentile\" ()' of "(non-Mormon)")
     s = re.sub(r"\)(?=[^\W\d_])", ") ", s)  # "(born in the 1960s in California)is"
+    s = re.sub(r"(?<=[a-z)\]])\.(?=[A-Z][a-z]+\b(?![.@]))", ". ", s)  # the writer's "(1893 – 1897).He was" the splitter kept as one
     s = _fronted_period(s)
     s = re.sub(r"([“(])\s+", r"\1", s)
     s = _OPEN_PAREN_SPACE.sub("(", s)
@@ -739,6 +740,11 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
             d = dataclasses.replace(d, replacement=HORSE, ladder=(), drop_unit=False, or_sentence=False,
                                     reason="a name one trains or rides, in a text about horse racing, is a horse")
+        if s.type == "ORG" and d.replacement and tuple(s.meta.get("governor") or ())[:2] == ("play", None) \
+                and (m := re.fullmatch(r"an? ((?:[a-z-]+ )*[a-z-]+) league", d.replacement)):
+            # "he played Major League Baseball": the sport is what one plays ("he played a baseball league" was
+            # an output); the league's other rungs fit no object of "play"
+            d = dataclasses.replace(d, replacement=m.group(1), ladder=())
         if _abbreviates(s, spans, text):
             # "Major League Baseball (MLB)", "the Kenema Government Hospital (KGH)": the bracket
             # repeats the name before it ("an organization (a sports league)" was an output)
@@ -863,15 +869,23 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                           or_sentence=d.or_sentence, reason=d.reason,
                           tokens=list(_tokens_of(s.text))))
     span_bounds: dict[int, list[tuple[int, int]]] = {}  # by sentence: a constituent never leaves its own
+    subjects: dict[int, list[int]] = {}  # by sentence: where a mention the policy made a subject pronoun starts
     for u in units:
         for si in {u.sentence, sentence_of(max(u.start, u.end - 1))}:
             span_bounds.setdefault(si, []).append((u.start, u.end))
+        if u.span is not None and u.span.type == "PERSON" and u.span.meta.get("slot") == "subject" and u.policy in _PRONOUNS \
+                and not any(t.dep_ in ("nsubj", "nsubjpass") for t in _tokens_in(u.span, doc)):
+            # (a subject the parse did not see: its clause's own subject, "where Smith played", stays in it)
+            subjects.setdefault(u.sentence, []).append(u.start)
     for c in constituents(doc, sents) if english else []:
         # a deletion must take a span whole or leave it alone
         c_start, c_end = c.start, c.end
         if any(c_start < e and b < c_end and not (c_start <= b and e <= c_end)
                for b, e in span_bounds.get(c.sentence, ())):
             continue
+        if c.kind != "sentence" and any(c_start <= b < c_end for b in subjects.get(c.sentence, ())):
+            continue  # the parse hung the clause's subject in a phrase ("in Stage 2 of the Vuelta | Rosendo wore"):
+            # the phrase is no unit ("In the 2010s wore the white jersey" was an output)
         body = " ".join(text[p.start:p.end] for p in c.pieces)
         units.append(Unit(c.kind, c.start, c.end, c.sentence if c.kind != "sentence" else c.sentence, body,
                           constituent=c, tokens=list(_tokens_of(body))))
@@ -2950,12 +2964,14 @@ class LocalOptimizer(Optimizer):
                 if u.kind != "span" or not r or plan.covering(j) is not None or u.span is None or u.span.type != "ORG":
                     continue  # (an organisation: two events or places of other names may be one, "Le Mans" twice)
                 m = _KIND_PHRASE.fullmatch(r)
-                if m is None or r not in rendered or re.match(r"\s*(?:['’]s?\b|,\s*(?:an?|and)\b|and\b)", analysis.text[u.end:]) \
-                        or _LIST_GAP.search(analysis.text[analysis.sentences[si][0]:u.start]):
-                    continue  # (nor a possessive, "another state's map", nor a list's item, "by another organization, a school")
+                if m is None or r not in rendered:
+                    continue
                 words = set(_tokens_of(u.text)) - {"the"}
                 earlier = seen.get(r)
-                if earlier and not any(words <= w or w <= words for w in earlier) \
+                listed = bool(re.match(r"\s*(?:['’]s?\b|,\s*(?:an?|and)\b|and\b)", analysis.text[u.end:])
+                              or _LIST_GAP.search(analysis.text[analysis.sentences[si][0]:u.start]))
+                # (nor a possessive, "another state's map", nor a list's item, "by another organization, a school")
+                if earlier and not listed and not any(words <= w or w <= words for w in earlier) \
                         and not re.search(rf"\b{re.escape(r)}\b.*\b{re.escape(r)}\b", rendered):
                     # (a sentence that says it twice is _another's: a list's items are counted there)
                     if plan.try_choose(j, f"another {m.group(2)}", "a second name of the same kind"):

@@ -57,6 +57,10 @@ doyen""".split())
 # ("open to all people who have flown in outer space" -> "open to all people" was false)
 UNIVERSAL = frozenset("all every any each no only sole".split())
 # the noun before a verb's "as" phrase that the phrase completes ("left his role as tournament director")
+# verbs whose "as" phrase is what they say of the object ("was selected as the Player of the Year", "is
+# regarded as a pioneer"): without it the verb says nothing
+AS_VERBS = frozenset("""select name elect appoint choose vote crown designate regard consider describe recognize
+recognise hail rank rate dub style label acclaim proclaim nominate induct install""".split())
 AS_NOUNS = frozenset("role roles position positions post job capacity duties seat title career stint tenure term".split())
 # words that make a preposition with the "to"/"of"/"from" after them: the phrase goes with the word
 # ("the best female player, thanks to her play" -> "the best female player, thanks." was an output)
@@ -256,6 +260,9 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "prep" and tok.lower_ == "as" and tok.head.pos_ == "VERB" and prev is not None \
             and prev.lower_ in AS_NOUNS and prev.head == tok.head and prev.dep_ == "dobj":
         return None  # "he left his role as tournament director" -> "he left his role"
+    if dep == "prep" and tok.lower_ == "as" and tok.head.pos_ == "VERB" and tok.head.lemma_.lower() in AS_VERBS \
+            and tok.i > tok.head.i:
+        return None  # what one was selected as: "he was selected in the 2010s" (of "selected as the Player of the Year")
     if dep == "prep" and tok.lower_ == "to" and prev is not None and prev.dep_ == "pobj" and prev.head.lower_ == "as":
         return None  # "to serve as Assistant to the President" -> "to serve as Assistant"
     if dep == "prep" and tok.lower_ == "to" and tok.head.lemma_.lower() == "make" and any(
@@ -294,6 +301,12 @@ def _dependent(tok, sent) -> Constituent | None:
                  or any(c.lower_ in UNIVERSAL for c in tok.head.children if c.i < tok.head.i)):
         return None  # a restrictive clause under "all", "every", "only": "open to all people who have flown in
         # outer space" -> "open to all people" was false
+    if dep in ("amod", "compound") and tok.i < tok.head.i and (
+            any(c.lower_ in UNIVERSAL for c in tok.head.children if c.i < tok.i)
+            or (tok.head.dep_ == "pobj" and tok.doc[tok.head.head.i].lower_ in ("among", "amongst")
+                and any(t.lower_ in ("first", "second", "third", "fourth", "fifth", "top") for t in tok.doc[tok.sent.start:tok.head.head.i]))):
+        return None  # "second amongst all active players" -> "all players" was false: a modifier under
+        # "all", "every", "only" narrows the set the claim ranges over
     if dep in ("amod", "compound") and tok.head.dep_ == "pobj" and tok.head.head.dep_ == "prep" \
             and CLAIM_NOUNS.intersection((tok.head.head.head.lower_, tok.doc[tok.head.head.i - 1].lower_)) \
             and not any(c.dep_ in ("det", "poss") for c in tok.head.children):
