@@ -261,8 +261,10 @@ def _dependent(tok, sent) -> Constituent | None:
             and prev.lower_ in AS_NOUNS and prev.head == tok.head and prev.dep_ == "dobj":
         return None  # "he left his role as tournament director" -> "he left his role"
     if dep == "prep" and tok.lower_ == "as" and tok.head.pos_ == "VERB" and tok.head.lemma_.lower() in AS_VERBS \
-            and tok.i > tok.head.i:
-        return None  # what one was selected as: "he was selected in the 2010s" (of "selected as the Player of the Year")
+            and tok.i > tok.head.i and any(c.dep_ == "auxpass" for c in tok.head.children) \
+            and not any(c.dep_ in ("prep", "dative") and c.lower_ in ("to", "into", "for", "onto") for c in tok.head.children):
+        return None  # what one was selected as: "he was selected in the 2010s" (of "selected as the Player of the Year");
+        # not beside where one was elected to ("was elected as a Democrat to Congress": "elected to Congress" says it)
     if dep == "prep" and tok.lower_ == "to" and prev is not None and prev.dep_ == "pobj" and prev.head.lower_ == "as":
         return None  # "to serve as Assistant to the President" -> "to serve as Assistant"
     if dep == "prep" and tok.lower_ == "to" and tok.head.lemma_.lower() == "make" and any(
