@@ -231,6 +231,13 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # what one was selected as ("he was selected in the 2010s" was an output), what "was" says ("he was, until 2011")
     ("Cannon was selected as the unanimous NEC Player of the Year in 2015.", "as the unanimous NEC Player of the Year"),
     ("Since 2005 Perez was on the Board of Directors of TomoTherapy, until 2011.", "on the Board of Directors of TomoTherapy"),
+    # a record's tally ("He has a martial arts record." said nothing); a coordinator whose conjunct is outside the
+    # phrase, and a comma that sets off what follows, are not the phrase's
+    ("He has a mixed martial arts record of 2-1-1.", "of 2-1-1"),
+    ("Estrada played in 1924 for the Cuban Stars in the Eastern Colored League but most of his career was in Cuba.",
+     "for the Cuban Stars in the Eastern Colored League but"),
+    ("In 2010, he was selected to perform alongside comedy veterans in the Cracker Night gala, a rare feat considering "
+     "he had no show.", "alongside comedy veterans in the Cracker Night gala,"),
     # a modifier under "all" narrows the set ("second amongst all Division I players" was false)
     ("He was second amongst all active Division I players with over 40 double-doubles.", "active"),
 ])
@@ -1647,6 +1654,8 @@ def test_text_that_is_not_english_gets_the_pattern_recognizers_and_a_warning():
     # the writer's sentences without a space, kept as one by the splitter; an address keeps its points
     ("He was elected to Congress (1890s).He was a farmer.", "He was elected to Congress (1890s). He was a farmer."),
     ("He wrote to john.Smith@example.com.", "He wrote to john.Smith@example.com."),
+    ("He (born in the 1870s),a judoka,was a fighter with 1,000 fights.",
+     "He (born in the 1870s), a judoka, was a fighter with 1,000 fights."),
 ])
 def test_tidy_mends_what_generalization_leaves(rendered, expected):
     """What rung-by-rung replacement leaves behind reads as one writer would put it; tidy never

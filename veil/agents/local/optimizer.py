@@ -339,6 +339,7 @@ def tidy(sentence: str) -> str:
     s = re.sub(r",\s*\)", ")", s)
     s = re.sub(r"\s*\(\s*\)", "", s)  # a bracket whose words all went ('\"Gentile\" ()' of "(non-Mormon)")
     s = re.sub(r"\)(?=[^\W\d_])", ") ", s)  # "(born in the 1960s in California)is"
+    s = re.sub(r"(?:(?<=[^\W\d_])|(?<=\))),(?=[^\W\d_])", ", ", s)  # the writer's ",a Brazilian naturalized as X,was"
     s = re.sub(r"(?<=[a-z)\]])\.(?=[A-Z][a-z]+\b(?![.@]))", ". ", s)  # the writer's "(1893 – 1897).He was" the splitter kept as one
     s = _fronted_period(s)
     s = re.sub(r"([“(])\s+", r"\1", s)

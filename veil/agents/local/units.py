@@ -260,6 +260,8 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "prep" and tok.lower_ == "as" and tok.head.pos_ == "VERB" and prev is not None \
             and prev.lower_ in AS_NOUNS and prev.head == tok.head and prev.dep_ == "dobj":
         return None  # "he left his role as tournament director" -> "he left his role"
+    if dep == "prep" and tok.lower_ == "of" and tok.head.lower_ in ("record", "score", "tally", "average", "total", "mark"):
+        return None  # "a mixed martial arts record of 2-1-1" -> "He has a martial arts record." said nothing
     if dep == "prep" and tok.lower_ == "as" and tok.head.pos_ == "VERB" and tok.head.lemma_.lower() in AS_VERBS \
             and tok.i > tok.head.i and any(c.dep_ == "auxpass" for c in tok.head.children) \
             and not any(c.dep_ in ("prep", "dative") and c.lower_ in ("to", "into", "for", "onto") for c in tok.head.children):
@@ -363,6 +365,17 @@ def _dependent(tok, sent) -> Constituent | None:
     # nor is a dash the parse hung on its last word: it stands between the phrase and what follows
     # ("(born 1878 in a village, Japan – 1941)" -> "(born 1878 1941)" was what its loss left)
     while right.i > left.i and right.text in ("–", "—", "-") and right.i + 1 < sent.end:
+        right = doc[right.i - 1]
+    # nor a comma the parse hung on its last word: it sets off what follows ("to perform alongside X in the
+    # gala, a rare feat": "to perform a feat" was what the phrase's loss left); a fronted phrase takes its
+    # comma below, and two commas left side by side are one once rendered
+    while right.i > left.i and right.text == "," and right.i + 1 < sent.end:
+        right = doc[right.i - 1]
+    # nor a coordinator the parse hung on its last word, whose conjunct is outside it ("in the Eastern
+    # Colored League | but most of his career was in Cuba": "He played in the 1920s most of his career
+    # was" was an output)
+    while right.i > left.i and right.dep_ == "cc" and right.i + 1 < sent.end and doc[right.i + 1].i not in {
+            t.i for t in tok.subtree}:
         right = doc[right.i - 1]
     start, end = _char(left)[0], _char(right)[1]
     if dep == "amod" and ((right.i + 1 < len(doc) and doc[right.i + 1].text in ("-", "–", "/"))
