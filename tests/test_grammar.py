@@ -2424,3 +2424,14 @@ def test_a_shell_noun_goes_with_the_phrase_it_summed_up(engine):
     assert "The project impressed the firm" in run(text, cut=False)
     other = text.replace("The project impressed the firm so much that it", "The firm")
     assert "The firm hired him." in run(other, cut=True)
+
+
+def test_a_phrase_takes_the_comma_that_closes_its_own_commas_only():
+    """"in the gala, a rare feat": the comma sets off what follows and stays; "at Helston, Cornwall, England,"
+    closes the place's own commas and goes with it ("was born, in the 1770s" was an output)."""
+    units = units_of("He was born at Helston, Cornwall, England, on 18 March 1772.")["prepositional phrase"]
+    assert "at Helston, Cornwall, England," in units, units
+    units = units_of("In 2010, he was selected to perform alongside a slew of international comedy veterans in the Sydney "
+                     "Comedy Festival's Cracker Night gala, a rare feat considering he did not actually have a show in the "
+                     "festival.")["prepositional phrase"]
+    assert "in the Sydney Comedy Festival's Cracker Night gala" in units, units

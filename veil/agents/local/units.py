@@ -368,8 +368,10 @@ def _dependent(tok, sent) -> Constituent | None:
         right = doc[right.i - 1]
     # nor a comma the parse hung on its last word: it sets off what follows ("to perform alongside X in the
     # gala, a rare feat": "to perform a feat" was what the phrase's loss left); a fronted phrase takes its
-    # comma below, and two commas left side by side are one once rendered
-    while right.i > left.i and right.text == "," and right.i + 1 < sent.end:
+    # comma below, and two commas left side by side are one once rendered. Not one that closes commas
+    # inside it: "born at Helston, Cornwall, England, on 18 March" ("was born, in the 1770s" was what it left)
+    if right.i > left.i and right.text == "," and right.i + 1 < sent.end and not any(
+            t.text == "," for t in doc[left.i:right.i]):
         right = doc[right.i - 1]
     # nor a coordinator the parse hung on its last word, whose conjunct is outside it ("in the Eastern
     # Colored League | but most of his career was in Cuba": "He played in the 1920s most of his career
