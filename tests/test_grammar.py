@@ -2346,9 +2346,14 @@ def test_an_honour_of_the_year_is_an_award_of_many():
     # a period the sentences before said already goes with its phrase ("In the 2010s" six times in one
     # output); the first stays
     ("Scott Kelly is an American astronaut. In November 2012, Kelly was selected for a year-long mission. He "
-     "returned to Earth on 1 March 2016. In October 2015, he set a record for days in space. He won and his team won.",
+     "returned to Earth on 1 March 2016. In October 2015, he walked in space. He won and his team won.",
      "Scott Kelly", "He is an American astronaut. In the 2010s, he was selected for a year-long mission. He returned "
-                    "to Earth. He set a record for days in space."),
+                    "to Earth. He walked in space."),
+    # (not where the sentence ranks: a record's period bounds it)
+    ("Scott Kelly is an American astronaut. In November 2012, Kelly was selected for a year-long mission. In October "
+     "2015, he set the record for days in space. He won and his team won.", "Scott Kelly",
+     "He is an American astronaut. In the 2010s, he was selected for a year-long mission. In the 2010s, he set the "
+     "record for days in space."),
     # a second name a sentence before gave the same kind phrase: "another team" ("the head coach of a team.
     # ... the head coach of a team." was an output); one that may be the same (a name inside the other) stays
     ("Tony Resch is a lacrosse coach. He was the head coach of the Philadelphia Wings. He then became the head "
@@ -2363,6 +2368,12 @@ def test_an_honour_of_the_year_is_an_award_of_many():
      "married jockey Alex Solis. He trained for automotive industrialist Charles Fisher. He won and his team won.",
      "Tony Resch", "He is a lacrosse coach. He also serves as assistant to a head coach. His daughter married a "
                    "jockey. He trained for an automotive industrialist."),
+    # a participle before the role is no verb ("his noted a colleague" would be garbled); an acronym may be the
+    # name before it: no "another" ("the NHL" of "the National Hockey League")
+    ("Tom Lee is an American physicist. He worked with his noted colleague John Smith. He won and his team won.",
+     "Tom Lee", "He is an American physicist. He worked with his noted colleague."),
+    ("Tom Lee is a hockey player. He played in the National Hockey League. He was later an official of the NHL. He won "
+     "and his team won.", "Tom Lee", "He is a hockey player. He played in a hockey league. He was later an official of a "),
     # whom the subject did something with goes with "with" ("along with Person GJ"); not before "among others"
     ("Scott Kelly is an American astronaut. In 2012, Kelly was selected, along with Mikhail Korniyenko, for a "
      "mission. He has worked with Jane Doe, among others. He won and his team won.", "Scott Kelly",

@@ -72,6 +72,7 @@ _KIND_OF_ORGANIZATION = re.compile(r"\b((?:an?|another) (?:[a-z]+ )?(?:organizat
                                    r"association|institution|agency|federation|union|band|orchestra)) of an organization\b")
 
 
+_LISTED_AFTER = re.compile(r"\s*(?:['’](?:s\b)?|,\s*(?:an?|and)\b|and\b)")
 _KIND_PHRASE = re.compile(r"(an?) ((?:[a-z-]+ ){0,2}[a-z]+)")
 # a gap between two kind phrases that makes them items of one list ("an award for X, an award for Y
 # and an award"): tidy() counts a list's items; "another" is for a second mention outside one
@@ -119,14 +120,14 @@ def _same_kind_list(m: re.Match) -> str:
     return f"and {joined}" if m.string[max(0, m.start() - 2):m.start()] == ", " else joined  # the end of a longer list
 
 
-# "In the 2000s and the 2000s" (2008 and 2009): one period
-# a stand-in that is a period alone ("the 2010s", "the late 20th century") and a phrase with nothing
-# else but its preposition and commas ("In | October 2015 |, ")
 # a year before a noun that is a span of time ("for the 1958-9 session"): "a session" reads as one
 # sitting, "the session" keeps the writer's sense
 _TIME_NOUN_AFTER = re.compile(r"\s*(?:session|term|season|semester|year|campaign|period|era|decade|spell|stint)s?\b", re.I)
+# a stand-in that is a period alone ("the 2010s", "the late 20th century") and a phrase with nothing
+# else but its preposition and commas ("In | October 2015 |, ")
 _PERIOD_PHRASE = re.compile(rf"((?:[Ii]n |[Dd]uring )?)(?:the )?((?:early |mid-|late )?{_PERIOD})")
 _BARE_PREPOSITION = re.compile(r"[\s,]*(?:[Ii]n|[Dd]uring|[Bb]y|[Oo]n|[Aa]round|[Ss]ince)?[\s,]*")
+# "In the 2000s and the 2000s" (2008 and 2009): one period
 _SAME_PERIOD = re.compile(rf"\b((?:in )?the (?:early |mid-|late )?{_PERIOD})((?:, \1)*(?:,? and|,)? \1)\b")
 
 
@@ -678,9 +679,12 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role_said": True})
         d = policy.decide(s, ctx, subject)
         if s.type == "PERSON" and d.drop_unit and s.meta.get("role") in ("pobj:with", "pobj:alongside") \
-                and re.search(r"\b(?:among|amongst) others\b", text[s.end:sents[sentence_of(s.start)][1]]):
+                and (re.search(r"\b(?:among|amongst) others\b", text[s.end:sents[sentence_of(s.start)][1]])
+                     or (_RANKS.search(text, *sents[sentence_of(s.start)]) and not re.search(
+                         r"\bone of\b", text[slice(*sents[sentence_of(s.start)])]))):
             # "She has worked with X and Y, among others": the others are the phrase's ("She has worked,
-            # among others" was an output); the pseudonym stays; so does a partner's ("in association with X")
+            # among others" was an output); "She was, along with X, the first woman to …" is false without
+            # them; the pseudonym stays; so does a partner's ("in association with X")
             d = dataclasses.replace(d, drop_unit=False, or_sentence=False)
         elif s.type == "PERSON" and d.drop_unit and s.meta.get("role") == "pobj:with" and re.search(
                 r"\b(?:association|collaboration|partnership|conjunction|cooperation|tandem|concert|company|league)\s+with\s+$",
@@ -742,7 +746,8 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             d = dataclasses.replace(d, replacement=HORSE, ladder=(), drop_unit=False, or_sentence=False,
                                     reason="a name one trains or rides, in a text about horse racing, is a horse")
         if s.type == "ORG" and d.replacement and tuple(s.meta.get("governor") or ())[:2] == ("play", None) \
-                and (m := re.fullmatch(r"an? ((?:[a-z-]+ )*[a-z-]+) league", d.replacement)):
+                and (m := re.fullmatch(r"an? ((?:[a-z-]+ )*(?:baseball|basketball|football|soccer|hockey|lacrosse|cricket|"
+                                       r"rugby|volleyball|handball|softball|sports)) league", d.replacement)):
             # "he played Major League Baseball": the sport is what one plays ("he played a baseball league" was
             # an output); the league's other rungs fit no object of "play"
             d = dataclasses.replace(d, replacement=m.group(1), ladder=())
@@ -781,7 +786,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                 s.type in ("DATE", "YEAR") and not d.drop_unit and not _TIME_NOUN_AFTER.match(text, s.end))) \
                 and (a := _the_before_name(s, doc)) is not None:
             # "for the Peabody Mason Concert series" -> "for a series"
-            art = article_for(text[s.end:].split()[0])
+            art = article_for(_NEXT_WORD.match(text, s.end).group(1))
             s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
             options = [art] + options[1:]
             if d.replacement == "":
@@ -923,7 +928,8 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
               and t.head.dep_ in ("nsubj", "nsubjpass") and sentence_of(t.idx) > 0
               and not text[sents[sentence_of(t.idx)][0]:t.idx].strip()
               and not any(c.dep_ in ("prep", "relcl", "acl", "poss", "compound", "amod") for c in t.head.children)
-              and not re.search(rf"\b{re.escape(t.head.lower_.rstrip('s'))}", text[:sents[sentence_of(t.idx)][0]], re.I)
+              and not re.search(rf"\b{re.escape(t.head.lower_[:-1] if t.head.lower_.endswith('s') else t.head.lower_)}",
+                                text[:sents[sentence_of(t.idx)][0]], re.I)
               ] if english else []
     pointers += shells
     # "Both started in the 1930s.": a pronoun that counts what the sentence before named
@@ -1114,7 +1120,8 @@ def _ranking_claims(doc, spans: list[Span] = ()) -> list[Span]:
     return out
 _A_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
 _DEMONSTRATIVES = frozenset("this that these those".split())
-# a lower-case word that is no preposition, determiner or pronoun: what a phrase tells beside its names
+# a lower-case word of four letters or more that is none of the common prepositions, determiners or
+# pronouns below: what a phrase tells beside its names
 _CONTENT_WORD = re.compile(r"\b(?!(?:near|with|from|into|onto|over|under|after|before|during|since|until|about|around|"
                            r"through|throughout|their|which|that|this|these|those|where|when|while|within|without|"
                            r"along|among|between|behind|beyond|upon|across|against|toward|towards)\b)[a-z]{4,}\b")
@@ -1300,6 +1307,12 @@ def _kind_noun_before(s: Span, doc) -> bool:
     return (prev.dep_ == "compound" and prev.head.i in inside) or (head.dep_ == "appos" and head.head.i == prev.i)
 
 
+_NEXT_WORD = re.compile(r"\s*(\S*)")
+# verbs the parse may take for an adjective before a role noun ("His daughter Sheila married jockey X");
+# a participle that is one ("his noted colleague X", "Oscar nominated director X") is no verb
+_VERBS_BEFORE_A_ROLE = frozenset("married wed divorced joined hired signed defeated beat succeeded replaced".split())
+
+
 def _role_before(s: Span, doc) -> tuple[int, bool] | None:
     """Where the singular role noun right before a person's name starts ("photographer" of
     "photographer Glen Fishback", "genre painter" of "the genre painter Sydney Hall"), and whether
@@ -1324,8 +1337,8 @@ def _role_before(s: Span, doc) -> tuple[int, bool] | None:
         if k > 0 and (doc[k - 1].lower_ in ("to", "as") or doc[k - 1].pos_ in ("ADP", "CCONJ") or doc[k - 1].is_punct):
             return doc[k].idx, False
         return None
-    if k >= 0 and doc[k].tag_ in ("JJ", "VBN") and doc[k].lower_.endswith("ed") and k > 0 \
-            and doc[k - 1].pos_ in ("PROPN", "NOUN", "PRON"):
+    if k > 0 and doc[k].lower_ in _VERBS_BEFORE_A_ROLE and doc[k - 1].pos_ in ("PROPN", "NOUN", "PRON") \
+            and doc[k - 1].dep_ not in ("poss", "npadvmod", "compound") and doc[k - 1].head.i != k:
         return chain[0].idx, False  # "His daughter Sheila married jockey X" (the parse's "married" an adjective)
     if k >= 0 and doc[k].pos_ == "ADJ" and doc[k].text.islower():
         # "trained for automotive industrialist X", "and former coach X": lower-case adjectives and
@@ -1335,6 +1348,9 @@ def _role_before(s: Span, doc) -> tuple[int, bool] | None:
             j -= 1
         if j >= 0 and j < k and (doc[j].pos_ in ("ADP", "CCONJ", "SCONJ", "VERB", "AUX") or doc[j].is_punct):
             return doc[j + 1].idx, False
+    if k >= 0 and doc[k].dep_ == "amod" and doc[k].head.i in {t.i for t in chain} and k > 0 \
+            and doc[k].pos_ == "VERB" and (doc[k - 1].dep_ == "poss" or doc[k - 1].lower_ in ("his", "her", "their", "its")):
+        return chain[0].idx, True  # "his noted colleague X" (the parse's participle "noted"): "his noted colleague"
     if k < 0 or doc[k].is_punct or doc[k].pos_ in ("ADP", "CCONJ", "SCONJ", "VERB", "AUX"):
         return chain[0].idx, False  # nothing of the noun phrase before the role: it takes an article
     if doc[k].lower_ == "the":
@@ -2969,14 +2985,15 @@ class LocalOptimizer(Optimizer):
                     continue
                 words = set(_tokens_of(u.text)) - {"the"}
                 earlier = seen.get(r)
-                listed = bool(re.match(r"\s*(?:['’]s?\b|,\s*(?:an?|and)\b|and\b)", analysis.text[u.end:])
-                              or _LIST_GAP.search(analysis.text[analysis.sentences[si][0]:u.start]))
-                # (nor a possessive, "another state's map", nor a list's item, "by another organization, a school")
-                if earlier and not listed and not any(words <= w or w <= words for w in earlier) \
+                listed = bool(_LISTED_AFTER.match(analysis.text, u.end)
+                              or _LIST_GAP.search(analysis.text, analysis.sentences[si][0], u.start))
+                # (nor a possessive, "another state's map", nor a list's item, "by another organization, a school";
+                # nor an acronym, which may be the other's: "the NHL" of "the National Hockey League")
+                if earlier and not listed and r not in here and not re.search(r"\b[A-Z]{2,}\b", u.text) \
+                        and not any(words <= w or w <= words or re.search(r"\b[A-Z]{2,}\b", " ".join(w)) for w in earlier) \
                         and not re.search(rf"\b{re.escape(r)}\b.*\b{re.escape(r)}\b", rendered):
                     # (a sentence that says it twice is _another's: a list's items are counted there)
-                    if plan.try_choose(j, f"another {m.group(2)}", "a second name of the same kind"):
-                        continue
+                    plan.try_choose(j, f"another {m.group(2)}", "a second name of the same kind")
                 here.setdefault(r, set()).add(frozenset(words))
             for r, ws in here.items():
                 seen.setdefault(r, set()).update(ws)
@@ -2992,6 +3009,7 @@ class LocalOptimizer(Optimizer):
         for si in range(len(analysis.sentences)):
             if not plan.render_sentence(si):
                 continue
+            ranks = bool(_RANKS.search(analysis.text, *analysis.sentences[si]))  # (a rank's period bounds it: "the youngest … in the 2010s")
             here = set()
             for j in analysis.by_sentence(si):
                 u, r = plan.units[j], plan.choice.get(j)
@@ -3001,7 +3019,7 @@ class LocalOptimizer(Optimizer):
                 if m is None:
                     continue
                 period = m.group(2)
-                if period not in said:
+                if period not in said or ranks:
                     here.add(period)
                     continue
                 if m.group(1):  # (a stand-in with its preposition: "He arrived 9 October 2010" -> "arrived in the 2010s")

@@ -546,7 +546,7 @@ def _signed_for_a_town(span: Span) -> bool:
 _COMPANY = frozenset({"pobj:with", "pobj:alongside"})
 # verbs whose "with" phrase is what they say ("met with X", "was confused with X"): the name stays a pseudonym
 _WITH_AS_OBJECT = frozenset({"meet", "marry", "confuse", "identify", "compare", "associate", "credit", "replace",
-                             "remain", "stay", "live", "reside"})  # ("She remained prior to returning" was an output)
+                             "remain", "stay", "live", "reside", "side", "partner", "team"})  # ("She remained prior to returning" was an output)
 
 
 class Person(Operator):
@@ -595,7 +595,7 @@ class Person(Operator):
             # the subject's other name beside the first ("X or Y, Baron von der Z (1828-1906) was"):
             # it goes; a pseudonym there makes a second person of them ("He, Person B was" was an output)
             return Decision("", (), "another name of the subject in apposition is removed", drop_unit=True)
-        if span.meta.get("role") in _COMPANY and not subject.is_subject(span) \
+        if span.meta.get("role") in _COMPANY and not subject.is_subject(span) and confirmed_person(span, ctx) \
                 and (span.meta.get("governor") or ("",))[0] not in _WITH_AS_OBJECT:
             # "was selected, along with Mikhail Korniyenko", "co-founded the association with X": whom
             # the subject did it with goes with its phrase ("along with Person GJ" read as a form);

@@ -1357,7 +1357,7 @@ def _entity_spans(text: str, doc) -> list[Span]:
             i += 1  # "In 1962 Stanford University hired him": the year is the clause's, not the name's
         if e.label_ == "EVENT" and j - i == 1 and re.fullmatch(r"\d{4}", doc[i].text):
             continue  # the NER's event "the 2015" (of "the 2015 Australian Grand Prix") is a year
-        while j - i > 1 and doc[j - 1].lower_ in ("of", "for", "the", "and", "in", "at", "on", "&"):
+        while j - i > 1 and doc[j - 1].text in ("of", "for", "the", "and", "in", "at", "on", "&"):  # (not "Carry On")
             j -= 1  # the NER stopped short inside a name: "the Economic Opportunity Act of | 1964" ("a law the 1960s" was an output)
         label = e.label_
         if label in ("ORG", "FAC", "WORK_OF_ART", "PRODUCT", "NORP") and j - i >= 2 and _role_before_name(doc, i, j):

@@ -56,11 +56,11 @@ doyen""".split())
 # determiners that quantify over every member of what the noun and its restrictive clause pick out
 # ("open to all people who have flown in outer space" -> "open to all people" was false)
 UNIVERSAL = frozenset("all every any each no only sole".split())
-# the noun before a verb's "as" phrase that the phrase completes ("left his role as tournament director")
 # verbs whose "as" phrase is what they say of the object ("was selected as the Player of the Year", "is
 # regarded as a pioneer"): without it the verb says nothing
 AS_VERBS = frozenset("""select name elect appoint choose vote crown designate regard consider describe recognize
 recognise hail rank rate dub style label acclaim proclaim nominate induct install""".split())
+# the noun before a verb's "as" phrase that the phrase completes ("left his role as tournament director")
 AS_NOUNS = frozenset("role roles position positions post job capacity duties seat title career stint tenure term".split())
 # words that make a preposition with the "to"/"of"/"from" after them: the phrase goes with the word
 # ("the best female player, thanks to her play" -> "the best female player, thanks." was an output)
@@ -264,7 +264,7 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # "a mixed martial arts record of 2-1-1" -> "He has a martial arts record." said nothing
     if dep == "prep" and tok.lower_ == "as" and tok.head.pos_ == "VERB" and tok.head.lemma_.lower() in AS_VERBS \
             and tok.i > tok.head.i and any(c.dep_ == "auxpass" for c in tok.head.children) \
-            and not any(c.dep_ in ("prep", "dative") and c.lower_ in ("to", "into", "for", "onto") for c in tok.head.children):
+            and not any(c.dep_ in ("prep", "dative") and c.lower_ in ("to", "into", "onto") for c in tok.head.children):
         return None  # what one was selected as: "he was selected in the 2010s" (of "selected as the Player of the Year");
         # not beside where one was elected to ("was elected as a Democrat to Congress": "elected to Congress" says it)
     if dep == "prep" and tok.lower_ == "to" and prev is not None and prev.dep_ == "pobj" and prev.head.lower_ == "as":
@@ -370,14 +370,13 @@ def _dependent(tok, sent) -> Constituent | None:
     # gala, a rare feat": "to perform a feat" was what the phrase's loss left); a fronted phrase takes its
     # comma below, and two commas left side by side are one once rendered. Not one that closes commas
     # inside it: "born at Helston, Cornwall, England, on 18 March" ("was born, in the 1770s" was what it left)
-    if right.i > left.i and right.text == "," and right.i + 1 < sent.end and not any(
-            t.text == "," for t in doc[left.i:right.i]):
-        right = doc[right.i - 1]
-    # nor a coordinator the parse hung on its last word, whose conjunct is outside it ("in the Eastern
+    # Nor a coordinator the parse hung on its last word, whose conjunct is outside it ("in the Eastern
     # Colored League | but most of his career was in Cuba": "He played in the 1920s most of his career
-    # was" was an output)
-    while right.i > left.i and right.dep_ == "cc" and right.i + 1 < sent.end and doc[right.i + 1].i not in {
-            t.i for t in tok.subtree}:
+    # was" was an output), nor the comma before such a one (", and").
+    inside = {t.i for t in tok.subtree}
+    while right.i > left.i and right.i + 1 < sent.end and (
+            (right.dep_ == "cc" and doc[right.i + 1].i not in inside)
+            or (right.text == "," and not any(t.text == "," for t in doc[left.i:right.i]))):
         right = doc[right.i - 1]
     start, end = _char(left)[0], _char(right)[1]
     if dep == "amod" and ((right.i + 1 < len(doc) and doc[right.i + 1].text in ("-", "–", "/"))
