@@ -2989,10 +2989,11 @@ class LocalOptimizer(Optimizer):
                               or _LIST_GAP.search(analysis.text, analysis.sentences[si][0], u.start))
                 # (nor a possessive, "another state's map", nor a list's item, "by another organization, a school";
                 # nor an acronym, which may be the other's: "the NHL" of "the National Hockey League")
-                if earlier and not listed and r not in here and not re.search(r"\b[A-Z]{2,}\b", u.text) \
-                        and not any(words <= w or w <= words or re.search(r"\b[A-Z]{2,}\b", " ".join(w)) for w in earlier) \
-                        and not re.search(rf"\b{re.escape(r)}\b.*\b{re.escape(r)}\b", rendered):
-                    # (a sentence that says it twice is _another's: a list's items are counted there)
+                # (each of a sentence's names that differ from all before: "with another baseball team, then
+                # joined another baseball team"; the same name twice in one sentence is _another's "the team")
+                if earlier and not listed and not re.search(r"\b[A-Z]{2,}\b", u.text) \
+                        and not any(words <= w or w <= words or re.search(r"\b[A-Z]{2,}\b", " ".join(w))
+                                    for w in earlier | here.get(r, set())):
                     plan.try_choose(j, f"another {m.group(2)}", "a second name of the same kind")
                 here.setdefault(r, set()).add(frozenset(words))
             for r, ws in here.items():
