@@ -2374,6 +2374,9 @@ def test_an_honour_of_the_year_is_an_award_of_many():
      "Tom Lee", "He is an American physicist. He worked with his noted colleague."),
     ("Tom Lee is a hockey player. He played in the National Hockey League. He was later an official of the NHL. He won "
      "and his team won.", "Tom Lee", "He is a hockey player. He played in a hockey league. He was later an official of a "),
+    ("Tom Lee is a hockey player. He was drafted by the NY Rangers. He later played for the New York Rangers. He won "
+     "and his team won.", "Tom Lee", "He is a hockey player. He was drafted by a sports team. He later played for a "
+                                    "sports team."),
     # whom the subject did something with goes with "with" ("along with Person GJ"); not before "among others"
     ("Scott Kelly is an American astronaut. In 2012, Kelly was selected, along with Mikhail Korniyenko, for a "
      "mission. He has worked with Jane Doe, among others. He won and his team won.", "Scott Kelly",

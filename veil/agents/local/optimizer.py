@@ -2970,12 +2970,13 @@ class LocalOptimizer(Optimizer):
         :func:`_another` does within a sentence. Not where one name holds the other's words
         ("the Wings" may be "the Philadelphia Wings"), nor for one a deletion took."""
         analysis = plan.analysis
-        seen: dict[str, set[str]] = {}
+        seen: dict[str, set[frozenset[str]]] = {}  # kind phrase -> the names' words that became it
+        acronyms: set[str] = set()  # kind phrases an acronym became: it may be any later name's
         for si in range(len(analysis.sentences)):
             rendered = plan.render_sentence(si)
             if not rendered:
                 continue
-            here: dict[str, set[str]] = {}
+            here: dict[str, set[frozenset[str]]] = {}
             for j in analysis.by_sentence(si):
                 u, r = plan.units[j], plan.choice.get(j)
                 if u.kind != "span" or not r or plan.covering(j) is not None or u.span is None or u.span.type != "ORG":
@@ -2991,11 +2992,13 @@ class LocalOptimizer(Optimizer):
                 # nor an acronym, which may be the other's: "the NHL" of "the National Hockey League")
                 # (each of a sentence's names that differ from all before: "with another baseball team, then
                 # joined another baseball team"; the same name twice in one sentence is _another's "the team")
-                if earlier and not listed and not re.search(r"\b[A-Z]{2,}\b", u.text) \
-                        and not any(words <= w or w <= words or re.search(r"\b[A-Z]{2,}\b", " ".join(w))
-                                    for w in earlier | here.get(r, set())):
+                acronym = bool(re.search(r"\b[A-Z]{2,}\b", u.text))
+                if earlier and not listed and not acronym and r not in acronyms \
+                        and not any(words <= w or w <= words for w in earlier | here.get(r, set())):
                     plan.try_choose(j, f"another {m.group(2)}", "a second name of the same kind")
                 here.setdefault(r, set()).add(frozenset(words))
+                if acronym:
+                    acronyms.add(r)
             for r, ws in here.items():
                 seen.setdefault(r, set()).update(ws)
 
