@@ -68,8 +68,9 @@ def test_local_agents_refuse_a_call_without_their_batch(engine):
 def test_pseudonyms_are_scoped_to_the_batch(engine):
     """Labels are given in order of appearance within a batch: a batch says nothing about the
     names another batch met before it."""
-    a = Document(id="a", text="Glen Fishback met Edward Weston in Carmel in 1958.")
-    b = Document(id="b", text="Edward Weston taught Ansel Adams to print.")
+    # (each person named twice: a person a text names once becomes "someone")
+    a = Document(id="a", text="Glen Fishback met Edward Weston in Carmel in 1958. Weston liked Fishback.")
+    b = Document(id="b", text="Edward Weston taught Ansel Adams to print. Adams thanked Weston.")
     batch_a = asyncio.run(engine.prepare([a]))
     out_a = engine.optimizer.privacy_plan(task_of(a), batch_a).render()
     batch_b = asyncio.run(engine.prepare([b]))
@@ -91,7 +92,8 @@ def task_of(doc: Document):
 
 
 def labels(text: str) -> list[str]:
-    return re.findall(r"Person [A-Z]+", text)
+    """The pseudonyms of a text, each once, in order of appearance."""
+    return list(dict.fromkeys(re.findall(r"Person [A-Z]+", text)))
 
 
 # -- the server: one batch per request, nothing shared across keys ----------------------------
@@ -127,7 +129,8 @@ def test_a_request_is_one_batch(local_base):
 def test_pseudonyms_never_cross_api_keys(local_base):
     """Key A's names do not shape key B's labels: B's first person is "Person A" whatever A sent."""
     a = "Glen Fishback photographed Edward Weston and Imogen Cunningham in Carmel."
-    b = "Imogen Cunningham wrote to Walter Hale about a new camera."
+    # (a person named once becomes "someone": Hale is named twice to keep a label)
+    b = "Imogen Cunningham wrote to Walter Hale about a new camera. Hale answered."
     out_a = post(local_base, KEY_A, [{"id": "x", "text": a}])["data"][0]["anonymized_text"]
     out_b = post(local_base, KEY_B, [{"id": "x", "text": b}])["data"][0]["anonymized_text"]
     assert labels(out_a) == ["Person A", "Person B", "Person C"]

@@ -463,6 +463,11 @@ def test_tidy_never_removes_words():
     assert tidy("he moved ,  to Ohio .") == "He moved, to Ohio."
 
 
+def test_tidy_ends_a_sentence_once_but_keeps_an_ellipsis():
+    assert tidy("He was a baseball pitcher..") == "He was a baseball pitcher."
+    assert tidy("Logical... Natural...") == "Logical... Natural..."
+
+
 def test_tidy_drops_a_kind_that_only_repeats_what_its_sentence_said():
     # ("such prestigious venues as a hall", "educated at an educational institution" were outputs)
     assert tidy("She has appeared in such prestigious venues as a hall.") == "She has appeared in prestigious venues."
@@ -2180,7 +2185,11 @@ def test_a_town_a_footballer_signs_for_is_its_team():
                          "Simon Marples")
     assert opts["Chester"] == ["a team"], opts
     # a person after other verbs stays a person
+    # (a person the text names once is "someone"; named twice, a pseudonym)
     opts = _span_options("Simon Marples is an English football defender. He met Chester Brown in 2006.", "Simon Marples")
+    assert opts["Chester Brown"] == ["someone"], opts
+    opts = _span_options("Simon Marples is an English football defender. He met Chester Brown in 2006. Brown is "
+                         "a coach.", "Simon Marples")
     assert any(o.startswith("Person ") for o in opts["Chester Brown"]), opts
 
 
@@ -2449,3 +2458,59 @@ def test_a_phrase_takes_the_comma_that_closes_its_own_commas_only():
                      "Comedy Festival's Cracker Night gala, a rare feat considering he did not actually have a show in the "
                      "festival.")["prepositional phrase"]
     assert "in the Sydney Comedy Festival's Cracker Night gala" in units, units
+
+
+@pytest.mark.parametrize("text, expected", [
+    # whom the subject beat: an opponent
+    ("Tom Hall is a tennis player. In 1998 he defeated Carlos Moya in the final.",
+     "He is a tennis player. In the 1990s he defeated an opponent in the final."),
+    # the apposition says who they are: the name goes, its commas with it
+    ("Tom Hall was a writer. In 1939 he travelled to Berlin to meet Herbert von Dirksen, the German ambassador.",
+     "He was a writer. In the 1930s he travelled to Germany to meet the German ambassador."),
+    ("Tom Hall was a poet. She was the daughter of Carl Weber, a timber merchant and tax collector.",
+     "She was the daughter of a timber merchant and tax collector."),
+    # a possessive, an object of "for"
+    ("Tom Hall was a horse trainer. He became Ben Jones's assistant trainer.",
+     "He became someone's assistant trainer."),
+    ("Tom Hall was a chef. His uncle had served as a chef for Carl Weber.",
+     "His uncle had served as a chef for someone."),
+    # a sentence that only says whose relative the subject was goes
+    ("Tom Hall was a pianist. He studied in Vienna. His father was Carl Weber.",
+     "He was a pianist. He studied in Austria."),
+])
+def test_a_person_named_once_becomes_what_the_sentence_says_of_them(engine, text, expected):
+    """"Person AJE" read as a form no one filled in (blind reads): a person the text names once,
+    with no role noun before the name, is what the sentence says of them."""
+    out = anonymize(engine, text, name="Tom Hall")
+    assert expected in out, out
+    assert "Person" not in out, out
+
+
+@pytest.mark.parametrize("text, kept", [
+    # the sentence is about them: a pseudonym, never "Someone took over as manager"
+    ("Tom Hall was a baseball player. In 1884 Harry Wright took over as manager.", "Person"),
+    # named twice: the pseudonym says it is one person
+    ("Tom Hall was a pianist. He met Carl Weber in Vienna. Weber taught him.", "Person"),
+    # a title or role before the name, an "of" phrase: no "someone" there (a conjunct neither: the API test
+    # of tests/test_batch.py, "photographed Person B and Person C")
+    ("Tom Hall was a chef. He served as a chef for General Bertrand.", "Person"),
+    ("Tom Hall was a pianist. The music of Carl Weber occupies a special place.", "Person"),
+])
+def test_a_person_named_once_keeps_a_pseudonym_where_no_stand_in_reads(engine, text, kept):
+    out = anonymize(engine, text, name="Tom Hall")
+    assert kept in out and "someone" not in out.lower(), out
+
+
+def test_a_person_another_document_names_keeps_the_batch_pseudonym(engine):
+    """Two records that speak of one person say so through one pseudonym: named once in each, the
+    name is no "someone" in either."""
+    a = Document(id="a", text="Tom Hall was a pianist. He studied with Carl Weber in Vienna.", name="Tom Hall")
+    b = Document(id="b", text="Ann Lee was a singer. She married Carl Weber in 1990.", name="Ann Lee")
+    batch = asyncio.run(engine.prepare([a, b]))
+    outs = []
+    for d in (a, b):
+        task = Task(original=d.text, doc_id=d.id, name=d.name)
+        outs.append(asyncio.run(engine.optimizer.optimize(d.text, task, "privacy", PrivacyResult(score=1, k=10),
+                                                          UtilityResult(score=1.0), [], batch=batch)).text)
+    found = [re.findall(r"Person [A-Z]+", o) for o in outs]
+    assert found[0] and found[0] == found[1], outs

@@ -36,8 +36,9 @@ institution institutions event events award awards prize prizes title titles wor
 two three four five themselves teenager teenagers something large dollars dollar pounds pound euros euro yen francs rupees
 date dates day days month months season seasons city cities continent id email phone url redacted address he she him her his hers they them their theirs
 top world childhood adolescence adulthood horse
-another
-"""  # ("another": the determiner of a second kind phrase that stands for a different name)
+another someone opponent
+"""  # ("another": the determiner of a second kind phrase that stands for a different name; "someone", "an
+# opponent": what stands for a person the text names once, see veil.agents.local.optimizer._person_stand_in)
 
 
 @lru_cache(maxsize=1)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from veil.agents.local.spans import HONORIFICS, NAME_TITLES, Span, fold, gazetteer, lexicon, _takes_the, place_info
 
@@ -234,6 +234,8 @@ class GeneralizeContext:
     role: str | None = None
     allow: set[str] = field(default_factory=set)
     deny: set[str] = field(default_factory=set)
+    # does another document of the batch write one of these names (LocalBatch.named_in_another_document)
+    named_elsewhere: Callable[[list[str]], bool] | None = None
 
     def __post_init__(self) -> None:
         if self.pseudonyms is None:

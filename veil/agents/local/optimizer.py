@@ -349,6 +349,7 @@ def tidy(sentence: str) -> str:
     s = _DOUBLE_PUNCT.sub(lambda m: m.group(2) if m.group(2) in ".!?" else m.group(1), s)
     # "an M.S..", "an LL.D. ." (an abbreviation's point ends the sentence; after the space before it went)
     s = re.sub(r"(?<=\b[A-Z]\.)\.(?=\s|$)", "", s)
+    s = re.sub(r"(?<=[^\W\d_])\.\.(?=\s|$)", ".", s)  # the writer's "a professional baseball pitcher.." (not an ellipsis)
     if s.count('"') % 2 == 1 and not re.search(r"\d\\?\"", s):  # (an inch mark is no quotation's)
         # a quotation's closing mark whose opening went with the sentence before ("He moved millions of
         # people \"." was an output)
@@ -874,6 +875,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                           direct=direct, policy=d.replacement, drop_unit=d.drop_unit,
                           or_sentence=d.or_sentence, reason=d.reason,
                           tokens=list(_tokens_of(s.text))))
+    _stand_ins(units, doc, ctx)
     span_bounds: dict[int, list[tuple[int, int]]] = {}  # by sentence: a constituent never leaves its own
     subjects: dict[int, list[int]] = {}  # by sentence: where a mention the policy made a subject pronoun starts
     for u in units:
@@ -1370,6 +1372,145 @@ def _role_before(s: Span, doc) -> tuple[int, bool] | None:
         if j >= 0 and (doc[j].dep_ in ("det", "poss", "case") or doc[j].lower_ in ("his", "her", "their", "its")):
             return chain[0].idx, True
     return None
+
+
+# who a person is to the subject when the sentence beats them: "defeated X", "a win over X", "lost to X"
+_OPPONENT_VERBS = frozenset("defeat beat upset eliminate overcome outpoint edge face oust unseat knock".split())
+_OPPONENT_NOUNS = frozenset("win victory defeat loss upset triumph match game bout fight final".split())
+# nouns whose "of" names whom they belong to: "the child of X", "the music of X" ("the child of someone" says
+# nothing and reads as a riddle): the pseudonym stays
+_STAND_IN_DEPS = ("nsubj", "nsubjpass", "dobj", "dative", "pobj", "poss")
+
+
+_KIN = frozenset("""son daughter child children father mother parent parents stepson stepdaughter stepfather
+stepmother""".split())
+
+
+# the prepositions after which "someone" reads as written English ("worked with someone", "a chef for someone")
+_SOMEONE_AFTER = frozenset("with for by to from alongside about after than".split())
+# what happens to a person: "following the death of X" reads with "someone"
+_EVENTS_OF_A_PERSON = frozenset("death murder assassination retirement resignation departure arrival illness".split())
+
+
+def _about_the_subject(verb, kin: bool = False) -> bool:
+    """Is ``verb`` a copula whose subject is the text's subject ("He was", "She is") or, with
+    ``kin``, one of their relatives ("His father was")?"""
+    if verb.lemma_ != "be":
+        return False
+    subj = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subj is None:
+        return False
+    if subj.lower_ in ("he", "she"):
+        return not kin
+    return kin and subj.lemma_.lower() in _KIN | {"wife", "husband", "brother", "sister", "spouse"} \
+        and any(c.dep_ == "poss" and c.lower_ in ("his", "her") for c in subj.children)
+
+
+def _stand_ins(units: list[Unit], doc, ctx: GeneralizeContext) -> None:
+    """A person the text names once (and no other document of the batch names), with no role noun
+    before the name, becomes what the sentence says of them (:func:`_person_stand_in`): "meet Person
+    FY, the German ambassador" -> "meet the German ambassador", "defeated Person ZF" -> "defeated an
+    opponent", "a chef for someone". "Person AJE" read as a form no one filled in (blind reads), and
+    one mention needs no name to refer back to. In place, after every span's decision."""
+    def pseudonym(u: Unit) -> str | None:
+        p = re.sub(r"['’]s?$", "", u.policy or "")
+        return p if u.span is not None and u.span.type == "PERSON" and PSEUDONYM.fullmatch(p) else None
+
+    said = Counter(p for u in units if (p := pseudonym(u)))
+    for k, u in enumerate(units):
+        if u.drop_unit or said[pseudonym(u)] != 1 or _named_elsewhere(u.span, ctx) \
+                or (stand := _person_stand_in(u.span, doc)) is None:
+            continue
+        s, repl, why = stand
+        if repl is None:  # (the pseudonym only where the sentence cannot go: the text's first)
+            u.drop_unit, u.or_sentence, u.reason = True, True, why
+            continue
+        units[k] = dataclasses.replace(u, start=s.start, end=s.end, text=s.text, span=s, options=[repl], policy=repl,
+                                       or_sentence=False, reason=why, tokens=list(_tokens_of(s.text)))
+
+
+def _named_elsewhere(s: Span, ctx: GeneralizeContext) -> bool:
+    """Does another document of the batch name this person? Then the batch's pseudonym stays: it
+    is what tells a reader of the release that two records speak of one person."""
+    name = re.sub(r"\s*['’]s?$", "", s.text)
+    idx = ctx.pseudonyms.resolve(name, ctx.doc_id)
+    if idx is not None and len(ctx.pseudonyms.entries[idx]["docs"]) > 1:
+        return True
+    names = [name] + (sorted(ctx.pseudonyms.entries[idx]["names"]) if idx is not None else [])
+    return ctx.named_elsewhere is not None and ctx.named_elsewhere(names)
+
+
+def span_titled(s: Span) -> bool:
+    """Does a person's span open with a title or rank ("General Bertrand", "Dr. Jean Malecki")?"""
+    first = s.text.split()[0].rstrip(".").lower() if s.text.split() else ""
+    return bool(s.meta.get("honorific") or s.meta.get("titled")) or first in NAME_TITLES
+
+
+def _person_stand_in(s: Span, doc) -> tuple[Span, str | None, str] | None:
+    """What may stand for a person's name the text gives once, from the sentence itself: the
+    apposition after it that says who they are ("meet X, the German ambassador" -> "meet the German
+    ambassador"; "the child of X, a timber-merchant" -> "the child of a timber-merchant"), "an
+    opponent" for whom the subject beat or lost to, "someone" as a subject, object or a possessive
+    ("became someone's assistant trainer"). A replacement of None: the sentence only says whose
+    relative the person is ("His parent was X", "He was the son of X"), and it goes. None where no
+    stand-in reads: another "of" phrase ("the music of X"), a conjunct ("X and Y"), an apposition."""
+    head, toks = _span_head(s, doc)
+    if head is None:
+        return None
+    inside = range(toks[0].i, toks[-1].i + 1)
+    if head.dep_ == "conj" or any(c.dep_ == "conj" and c.i not in inside for c in head.children):
+        return None
+    nxt = doc[toks[-1].i + 1] if toks[-1].i + 1 < len(doc) else None
+    ap = next((c for c in head.children if c.dep_ == "appos" and c.i > toks[-1].i and c.pos_ == "NOUN"
+               and c.text.islower()), None)
+    if ap is not None and nxt is not None and nxt.text == "," and ap.left_edge.i == nxt.i + 1 \
+            and head.dep_ in _STAND_IN_DEPS:
+        first = ap.left_edge
+        determined = first.dep_ in ("det", "poss") or first.lower_ in ("the", "a", "an", "his", "her", "their", "its")
+        wide = Span(s.start, nxt.idx + 1, doc.text[s.start:nxt.idx + 1], s.type, s.score, s.evidence, s.meta)
+        return wide, ("" if determined else article_for(first.text)), \
+            "a person named once goes; the apposition says who they are"
+    if head.dep_ not in _STAND_IN_DEPS + ("attr",):
+        return None
+    before = doc[toks[0].i - 1] if toks[0].i > 0 else None
+    if before is not None and (before.pos_ in ("NOUN", "ADJ", "PROPN") or (
+            before.text[:1].isupper() and not before.is_sent_start)) or span_titled(s):
+        # a title or role the name goes with: "received by King X of Prussia", "assistant to head coach X",
+        # "for General Bertrand" ("King someone", "head coach someone", "for someone" were outputs)
+        return None
+    if head.dep_ in ("nsubj", "nsubjpass"):
+        # the sentence is about them: "Someone was his friend", "Someone remained as Foreign Secretary"
+        # read as riddles; the pseudonym stays
+        return None
+    possessive = head.dep_ == "poss" or bool(re.search(r"['’]s?$", s.text)) or (nxt is not None and nxt.tag_ == "POS")
+    gov = head.head
+    if not possessive:
+        if head.dep_ == "dobj" and gov.lemma_.lower() in _OPPONENT_VERBS:
+            return s, "an opponent", "a person the subject beat or faced, named once: an opponent"
+        if head.dep_ == "pobj" and (
+                gov.lower_ in ("over", "against", "versus", "vs.")  # ("picked up his first win in 1998 over X")
+                or (gov.lower_ == "to" and gov.head.lemma_.lower() in ("lose", "fall"))
+                or (gov.lower_ == "by" and gov.head.lemma_.lower() in _OPPONENT_VERBS)
+                or (gov.lower_ == "of" and gov.head.lemma_.lower() in ("defeat", "upset"))):
+            return s, "an opponent", "a person the subject beat, faced or lost to, named once: an opponent"
+        if head.dep_ == "pobj" and gov.lower_ in ("as", "like", "including"):
+            return None  # an example of a kind: "played alongside such greats as X" ("such greats as someone")
+        if head.dep_ == "pobj" and gov.lower_ == "of" and gov.head.lemma_.lower() in _EVENTS_OF_A_PERSON:
+            return s, "someone", "a person named once, with nothing in the sentence that says who they are: someone"
+        if head.dep_ == "pobj" and gov.lower_ == "of":
+            if gov.head.lemma_.lower() in _KIN and gov.head.dep_ == "attr" and _about_the_subject(gov.head.head):
+                # "He was the son of X by his wife, Y": the sentence says whose child he was and nothing
+                # else ("He was the son of someone" says nothing, "the son" asks whose)
+                return s, None, "a parent named once: the sentence that says whose child the subject was goes"
+            return None
+        if head.dep_ == "pobj" and gov.lower_ not in _SOMEONE_AFTER:
+            return None  # "a performance under someone" reads as no one writes
+        if re.match(r"\W*(?:among|amongst) others\b", doc.text[s.end:s.end + 20]):
+            return None  # "worked with X, among others": the others are of X's kind (the pseudonym stays)
+    if head.dep_ == "attr" and not possessive and _about_the_subject(head.head, kin=True):
+        return s, None, "a relative named once: the sentence that only names them goes"
+    repl = "someone" if not possessive else ("someone's" if re.search(r"['’]s?$", s.text) else "someone")
+    return s, repl, "a person named once, with nothing in the sentence that says who they are: someone"
 
 
 def _tokens_in(s: Span, doc) -> list:
@@ -2382,7 +2523,8 @@ class LocalOptimizer(Optimizer):
 
     def _ctx(self, task: Task, batch: LocalBatch) -> GeneralizeContext:
         return GeneralizeContext(doc_id=task.doc_id, pseudonyms=batch.pseudonyms, role=None,
-                                 allow=set(self.world.allow), deny=set(self.world.deny))
+                                 allow=set(self.world.allow), deny=set(self.world.deny),
+                                 named_elsewhere=lambda names: batch.named_in_another_document(task.doc_id, names))
 
     def analysis(self, task: Task, batch: LocalBatch) -> Analysis:
         deny = set(self.world.deny)

@@ -63,6 +63,8 @@ class Candidate:
 
 
 _LINKER_LOCK = threading.Lock()
+# a run of capitalised words, what a person's written name is ("Otto Krantz", "Edward R. Bradley")
+_NAME_RUN = re.compile(r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)+")
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -105,6 +107,30 @@ class LocalBatch(Batch):
                         [self.released[i] for i in self.release_ids])
                     memo["release_linker"] = linker
         return linker
+
+    def named_in_another_document(self, doc_id: str | None, names: list[str]) -> bool:
+        """Does a document of the batch other than ``doc_id`` write one of these names (two words
+        or more, as written: "Otto Krantz")? Then the batch's pseudonym is what tells a reader of
+        the release that two records speak of one person. An index of the documents' capitalised
+        word runs, built on first use (a batch's analyses run before its pseudonym table has met
+        every document)."""
+        if not self.population_is_batch or len(self.population) < 2:
+            return False
+        index = self.memo["index"].get("names")
+        if index is None:
+            from veil.agents.local.spans import fold
+
+            built: dict[str, set[str]] = {}
+            for c in self.population:
+                for m in _NAME_RUN.finditer(c.text):
+                    words = m.group(0).split()
+                    for a in range(len(words)):
+                        for b in range(a + 2, min(len(words), a + 4) + 1):
+                            built.setdefault(fold(" ".join(words[a:b])), set()).add(c.id)
+            index = self.memo["index"].setdefault("names", built)
+        from veil.agents.local.spans import fold
+
+        return any(index.get(fold(n), set()) - {doc_id} for n in names if len(n.split()) >= 2)
 
     def candidate_index(self, doc_id: str, name: str | None) -> int | None:
         """Which population entry is the truth: the document itself, else by name."""
