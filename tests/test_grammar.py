@@ -2514,3 +2514,17 @@ def test_a_person_another_document_names_keeps_the_batch_pseudonym(engine):
                                                           UtilityResult(score=1.0), [], batch=batch)).text)
     found = [re.findall(r"Person [A-Z]+", o) for o in outs]
     assert found[0] and found[0] == found[1], outs
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Hank Greenberg was a baseball player. He played in Major League Baseball (MLB), primarily for the Detroit "
+     "Tigers as a first baseman in the 1930s.", "He played in a baseball league, primarily for"),  # (the bracket's
+    # deletion leaves the comma that sets the league apart)
+    ("Tom Hall is a footballer. Hall began his career with Romanian side Universitatea Craiova, before moving to "
+     "Spain.", "He began his career before moving to"),
+])
+def test_a_deleted_phrase_takes_the_comma_that_only_set_it_apart(engine, text, expected):
+    """"He played, primarily for a sports team" was an output: with the phrase gone, the comma
+    after it parts the verb from its own adverbial."""
+    out = anonymize(engine, text, name=text.split(" was ")[0].split(" is ")[0])
+    assert expected in out, out

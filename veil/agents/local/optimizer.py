@@ -289,6 +289,30 @@ _RULER = re.compile(r"\b(King|Queen|Emperor|Empress|Tsar|Czar|Tsarina|Sultan|Sha
 _ARTICLE_TO_SETTLE = re.compile(r"\b([Aa])\(n\)(\s+\W*\w+)")
 
 
+# a comma before an adverbial that only set it apart from the phrase before ("in MLB, primarily for";
+# "with X, before moving"); never one that may open an apposition ("(born 1968), a Finnish driver,")
+_ORPHAN_COMMA = re.compile(r"\s*,(?=\s*(?:before|after|until|since|then|later|primarily|mainly|mostly|largely|chiefly|"
+                           r"eventually|finally|initially|first)\b)")
+
+
+def _with_orphan_comma(rep: tuple[int, Span, str], sentence: str) -> tuple[int, Span, str]:
+    """A deleted phrase takes the comma after it where no comma before it in the sentence could
+    pair with that one, before an adverbial (``_ORPHAN_COMMA``): "He played in Major League Baseball
+    (MLB), primarily for the Detroit Tigers" -> "He played primarily for a sports team" ("He played,
+    primarily for" was an output)."""
+    _, sp, r = rep
+    if sp.start == 0 or "," in sentence[:sp.start] or not re.search(r"\w[\"'”’)]?\s*$", sentence[:sp.start]) \
+            or not re.match(r"\s*(?:in|at|on|with|for|from|by|to|during|under|as|into|within)\s", sentence[sp.start:]):
+        # (a prepositional phrase: what a bracket after a name sets apart stays set apart, "in a baseball
+        # league, primarily for" of "in Major League Baseball (MLB), primarily for")
+        return rep
+    m = _ORPHAN_COMMA.match(sentence, sp.end)
+    if m is None:
+        return rep
+    wide = Span(sp.start, m.end(), sp.text, sp.type)
+    return wide.end - wide.start, wide, r
+
+
 def _sentence_opens(s: str, pos: int) -> bool:
     return not s[:pos].strip(" \"“'(")
 
@@ -2338,6 +2362,7 @@ class Plan:
                 reps.append((end - u.start, Span(u.start - a, end - a, u.text, u.span.type if u.span else "SPAN"), r))
         if not reps:
             return self.analysis.text[a:b]
+        reps = [_with_orphan_comma(x, self.analysis.text[a:b]) if x[2] == "" else x for x in reps]
         # two deletions that share a character (", ID 83709," and ", and my phone number is ...")
         # are one deletion of both: apply() would keep only the wider and leave the other's words
         dels = sorted((s for _, s, r in reps if r == ""), key=lambda s: s.start)
