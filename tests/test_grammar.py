@@ -2495,6 +2495,8 @@ def test_a_person_named_once_becomes_what_the_sentence_says_of_them(engine, text
     # of tests/test_batch.py, "photographed Person B and Person C")
     ("Tom Hall was a chef. He served as a chef for General Bertrand.", "Person"),
     ("Tom Hall was a pianist. The music of Carl Weber occupies a special place.", "Person"),
+    # a subject's apposition keeps its name ("In the 2000s, a photo editor, was admitted" was an output)
+    ("Tom Hall was a surgeon. In 2006, Carl Weber, a photo editor, was admitted to a clinic.", "Person"),
 ])
 def test_a_person_named_once_keeps_a_pseudonym_where_no_stand_in_reads(engine, text, kept):
     out = anonymize(engine, text, name="Tom Hall")

@@ -1488,7 +1488,9 @@ def _person_stand_in(s: Span, doc) -> tuple[Span, str | None, str] | None:
     ap = next((c for c in head.children if c.dep_ == "appos" and c.i > toks[-1].i and c.pos_ == "NOUN"
                and c.text.islower()), None)
     if ap is not None and nxt is not None and nxt.text == "," and ap.left_edge.i == nxt.i + 1 \
-            and head.dep_ in _STAND_IN_DEPS:
+            and head.dep_ in _STAND_IN_DEPS and head.dep_ not in ("nsubj", "nsubjpass", "poss"):
+        # (not a subject's: "In 2006, X, a photo editor, was admitted" keeps its closing comma, and "a photo
+        # editor, was admitted" was an output)
         first = ap.left_edge
         determined = first.dep_ in ("det", "poss") or first.lower_ in ("the", "a", "an", "his", "her", "their", "its")
         wide = Span(s.start, nxt.idx + 1, doc.text[s.start:nxt.idx + 1], s.type, s.score, s.evidence, s.meta)
