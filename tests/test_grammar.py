@@ -2530,3 +2530,19 @@ def test_a_deleted_phrase_takes_the_comma_that_only_set_it_apart(engine, text, e
     after it parts the verb from its own adverbial."""
     out = anonymize(engine, text, name=text.split(" was ")[0].split(" is ")[0])
     assert expected in out, out
+
+
+def test_a_time_counted_from_a_sentence_that_went_goes_with_it(engine):
+    """"Ten years later, in his late forties, he commanded the mission" was an output whose
+    sentence before had gone: the count goes, and a name's "the" before its noun becomes "a"."""
+    text = ("Tom Hall is an American astronaut. He studied in Ohio. His father was Carl Weber. Ten years later, at "
+            "age 47, he commanded the Apollo 14 mission (1971).")
+    task = Task(original=text, doc_id="d", name="Tom Hall")
+    batch = asyncio.run(engine.prepare([Document(id="d", text=text, name="Tom Hall")]))
+    out = engine.optimizer.base_plan(task, batch).render()
+    assert out == "He is an American astronaut. He studied in Ohio. In his late forties, he commanded a mission (in the 1970s).", out
+    # with the sentence before it kept, the count stays
+    text = "Tom Hall is an American astronaut. He studied in Ohio. Ten years later, he flew."
+    task = Task(original=text, doc_id="e", name="Tom Hall")
+    batch = asyncio.run(engine.prepare([Document(id="e", text=text, name="Tom Hall")]))
+    assert "Ten years later, he flew." in engine.optimizer.base_plan(task, batch).render()

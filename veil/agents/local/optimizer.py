@@ -215,7 +215,12 @@ _GENERIC_NOUNS = frozenset("""year years time times same following first last se
 united national country city state""".split())
 # a sentence that opens by pointing back at the one before it
 _CONNECTIVE = re.compile(r"(?:However|Also|Moreover|Furthermore|Nevertheless|Nonetheless|In addition|Additionally|"
-                         r"Still|Instead|Meanwhile|Consequently|Therefore|Thus|As a result|Likewise|Similarly),\s+(?=[a-z])")
+                         r"Still|Instead|Meanwhile|Consequently|Therefore|Thus|As a result|Likewise|Similarly),\s+(?=[a-z])"
+                         # a time counted from what the sentence before told: "Ten years later, in his late forties,
+                         # he commanded" (an output whose sentence before had gone)
+                         r"|(?:(?:[A-Z][a-z]+|\d+|A|An) (?:years?|months?|weeks?|days?|decades?|seasons?) later|"
+                         r"Shortly (?:after(?:wards)?|thereafter)|Soon (?:after(?:wards)?|thereafter)|"
+                         r"The (?:next|following) (?:year|season|day|month))(?:,\s+|\s+(?=(?:he|she|they|his|her|in|at)\b))(?=[a-z])")
 _ANAPHOR = re.compile(r"(?:It|Its|This|That|These|Those|Such|They|Their|There|Here|The same|Membership|Both|Each)\b")
 # a sentence that opens by pointing back at the one before it, beyond _ANAPHOR: "Other nominees
 # include X.", "In doing so, they became ...", "Since then, he has ..." (outputs whose sentence
@@ -1278,9 +1283,10 @@ def _the_before_name(s: Span, doc) -> int | None:
         noun = the.head
     if noun.tag_ != "NN" or the.head.i != noun.i or not any(t.head.i in range(k, noun.i + 1) for t in toks) \
             or noun.lower_ in lexicon()["mass_nouns_set"] or noun.lower_ in DEICTIC_NOUNS \
-            or any(c.i > noun.i and c.dep_ in ("prep", "relcl", "acl", "appos") and doc[c.left_edge.i - 1].text != ","
+            or any(c.i > noun.i and c.dep_ in ("prep", "relcl", "acl", "appos") and doc[c.left_edge.i - 1].text not in (",", "(")
                    and not (c.dep_ == "prep" and c.lower_ == "for") for c in noun.children):
-        # ("the A-12 spy plane for the CIA": whom it was for says nothing of which one)
+        # ("the A-12 spy plane for the CIA": whom it was for says nothing of which one; nor does a bracket:
+        # "commanded the mission (in the 1970s)" of "the Apollo 14 mission (1971)" was an output)
         return None  # (a clause set off by a comma says nothing of which one: "in the UFC 5 tournament, where he")
     return the.idx
 
