@@ -2546,3 +2546,12 @@ def test_a_time_counted_from_a_sentence_that_went_goes_with_it(engine):
     task = Task(original=text, doc_id="e", name="Tom Hall")
     batch = asyncio.run(engine.prepare([Document(id="e", text=text, name="Tom Hall")]))
     assert "Ten years later, he flew." in engine.optimizer.base_plan(task, batch).render()
+
+
+def test_a_verb_the_writer_capitalised_after_the_name_stays_a_verb(engine):
+    """"Mark Millon Coached and was Director": the NER read the verb into the name ("Person EB and
+    was Director" was an output); the known name ends the mention and the verb follows its pronoun."""
+    out = anonymize(engine, "Mark Millon is an American lacrosse player. He played for the Boston Cannons. Mark Millon "
+                            "Coached and was Director of Player Development for the Baltimore Breakers program.",
+                    name="Mark Millon")
+    assert "He coached and was Director" in out and "Person" not in out, out

@@ -683,6 +683,14 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     # an entity holding the known name is that person, whatever the NER called it
     # ("Pieter de Smet" read as an organisation)
     known = _name_mentions(text, task.name, [])
+    # "Mark Millon Coached and was Director": the writer's capital made the verb part of the NER's
+    # name ("Person EB and was Director" was an output); the known name ends the mention
+    # ("he coached": the verb goes with the pronoun, in lower case)
+    spans = [Span(s.start, k.end, text[s.start:k.end], s.type, s.score, s.evidence,
+                  {**s.meta, "slot": "subject", "verb_tail": (s.end, m.group(1).lower())})
+             if s.type == "PERSON" and (k := next((k for k in known if s.start <= k.start < k.end < s.end), None))
+             and (m := re.fullmatch(r"\s+([A-Z][a-z]+ed)", text[k.end:s.end])) and _zipf(m.group(1).lower()) >= 3.5
+             else s for s in spans]
     spans = [Span(s.start, s.end, s.text, "PERSON", s.score, s.evidence, {}) if s.type in _NOT_A_NAME_TYPES
              and any(s.start <= k.start and k.end <= s.end for k in known) and not _named_for(s, known) else s
              for s in spans]
@@ -708,6 +716,10 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # the mention becomes "this person" (Person reads the flag)
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role_said": True})
         d = policy.decide(s, ctx, subject)
+        if s.meta.get("verb_tail") and d.replacement in _PRONOUNS:
+            end, verb = s.meta["verb_tail"]
+            s = Span(s.start, end, text[s.start:end], s.type, s.score, s.evidence, s.meta)
+            d = dataclasses.replace(d, replacement=f"{d.replacement} {verb}", ladder=())
         if s.type == "PERSON" and d.drop_unit and s.meta.get("role") in ("pobj:with", "pobj:alongside") \
                 and (re.search(r"\b(?:among|amongst) others\b", text[s.end:sents[sentence_of(s.start)][1]])
                      or (_RANKS.search(text, *sents[sentence_of(s.start)]) and not re.search(
