@@ -463,6 +463,12 @@ def test_tidy_never_removes_words():
     assert tidy("he moved ,  to Ohio .") == "He moved, to Ohio."
 
 
+def test_tidy_counts_a_list_of_one_kind_with_its_brackets():
+    assert tidy("He played for a baseball team (in the 1940s), a baseball team and a baseball team (in the 1950s).") \
+        == "He played for three baseball teams."
+    assert tidy("He played for a team (in the 1990s) and a club.") == "He played for a team (in the 1990s) and a club."
+
+
 def test_tidy_ends_a_sentence_once_but_keeps_an_ellipsis():
     assert tidy("He was a baseball pitcher..") == "He was a baseball pitcher."
     assert tidy("Logical... Natural...") == "Logical... Natural..."

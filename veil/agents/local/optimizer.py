@@ -61,6 +61,11 @@ _BRACKET_RANGE = re.compile(rf"\((?:in )?(?:the )?(early |mid-|late )?({_PERIOD}
 # (not before a bracket that qualifies the last item only: "a team (two seasons), a team and a team (one
 # season)" -> "and two teams (one season)" was an output)
 _SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+){0,2})((?:, \1 \2\b)*,? and \1 \2)\b(?!\s*\()(?! ceremon)")
+# the same with a bracket after some items: "a baseball team (in the 1940s), a baseball team and a baseball
+# team (in the 1950s)" (an output) -> "three baseball teams": which bracket went with which item says
+# little once every item is the same kind, and the list reads as a template
+_SAME_KIND_BRACKETED = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+){0,2})(?: \([^()]*\))?((?:, \1 \2(?: \([^()]*\))?)*,? "
+                                  r"and \1 \2(?: \([^()]*\))?)(?! ceremon)")
 _COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}
 # a kind phrase (a ladder's rung) before the noun it already ends with ("a chess title title")
 _KIND_TWICE = re.compile(r"\b([Aa]n? (?:[a-z]+ ){0,2}?)(title|team|club|event|award|prize|medal|trophy|company|"
@@ -115,7 +120,9 @@ _TEAM_OF_LEAGUE = re.compile(r"\b((?:an?|another) (?:[a-z]+ ){0,2}(?:team|club))
 
 
 def _same_kind_list(m: re.Match) -> str:
-    n = 1 + m.group(3).count(",") + (0 if ", and" in m.group(3) else 1)
+    if "(" not in m.group(0) and m.re is _SAME_KIND_BRACKETED:
+        return m.group(0)  # (_SAME_KIND_LIST's)
+    n = len(re.findall(rf"\b{re.escape(m.group(1))} {re.escape(m.group(2))}\b", m.group(0)))
     joined = f"{_COUNT.get(n, 'several')} {plural(m.group(2))}"
     return f"and {joined}" if m.string[max(0, m.start() - 2):m.start()] == ", " else joined  # the end of a longer list
 
@@ -348,6 +355,7 @@ def tidy(sentence: str) -> str:
     s = _BEFORE_ANOTHER.sub(r"\1another \2", s)
     s = re.sub(r"\b([Tt]he|[Aa]) World (records?)\b", r"\1 world \2", s)  # (of "the Guinness World record")
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
+    s = _SAME_KIND_BRACKETED.sub(_same_kind_list, s)
     s = _KIND_OF_ORGANIZATION.sub(r"\1", s)
     s = _TEAM_OF_LEAGUE.sub(r"\1", s)
     s = _SUCH_AS_KIND.sub(lambda m: m.group(1) or m.group(2), s)
