@@ -514,12 +514,12 @@ def test_name_rules_keep_to_their_names():
         "He played several instruments (guitar, piano, etc.)", "He also sang."]
 
 
-def test_tidy_counts_a_list_of_one_kind_unless_a_bracket_qualifies_its_last_item():
+def test_tidy_counts_a_list_of_one_kind_and_never_gives_an_item_another_ones_bracket():
     assert tidy("He played for a team, a team and a team in Spain.") == "He played for three teams in Spain."
     assert tidy("He raced in a motor racing series and a motor racing series.") == "He raced in two motor racing series."
-    # ("and two basketball teams (one season)" was an output: the bracket was the last team's alone)
-    text = "He played for a team (two seasons), a team and a team (one season)."
-    assert tidy(text) == text
+    # ("and two basketball teams (one season)" was an output: the bracket was the last team's alone): the
+    # brackets go with the count, never to one item they did not qualify
+    assert tidy("He played for a team (two seasons), a team and a team (one season).") == "He played for three teams."
 
 
 # -- the policy ------------------------------------------------------------------------------
