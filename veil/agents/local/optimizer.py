@@ -65,7 +65,7 @@ _SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+){0,2})((?:, \1 \2\b)*,?
 # team (in the 1950s)" (an output) -> "three baseball teams": which bracket went with which item says
 # little once every item is the same kind, and the list reads as a template
 _SAME_KIND_BRACKETED = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+){0,2})(?: \([^()]*\))?((?:, \1 \2(?: \([^()]*\))?)*,? "
-                                  r"and \1 \2(?: \([^()]*\))?)(?! ceremon)")
+                                  r"and \1 \2\b(?: \([^()]*\))?)(?! ceremon)")
 _COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}
 # a kind phrase (a ladder's rung) before the noun it already ends with ("a chess title title")
 _KIND_TWICE = re.compile(r"\b([Aa]n? (?:[a-z]+ ){0,2}?)(title|team|club|event|award|prize|medal|trophy|company|"
@@ -122,7 +122,7 @@ _TEAM_OF_LEAGUE = re.compile(r"\b((?:an?|another) (?:[a-z]+ ){0,2}(?:team|club))
 def _same_kind_list(m: re.Match) -> str:
     if "(" not in m.group(0) and m.re is _SAME_KIND_BRACKETED:
         return m.group(0)  # (_SAME_KIND_LIST's)
-    n = len(re.findall(rf"\b{re.escape(m.group(1))} {re.escape(m.group(2))}\b", m.group(0)))
+    n = len(re.findall(rf"\b{re.escape(m.group(1))} {re.escape(m.group(2))}\b", re.sub(r"\([^()]*\)", "", m.group(0))))
     joined = f"{_COUNT.get(n, 'several')} {plural(m.group(2))}"
     return f"and {joined}" if m.string[max(0, m.start() - 2):m.start()] == ", " else joined  # the end of a longer list
 
@@ -226,8 +226,9 @@ _CONNECTIVE = re.compile(r"(?:However|Also|Moreover|Furthermore|Nevertheless|Non
                          # a time counted from what the sentence before told: "Ten years later, in his late forties,
                          # he commanded" (an output whose sentence before had gone)
                          r"|(?:(?:[A-Z][a-z]+|\d+|A|An) (?:years?|months?|weeks?|days?|decades?|seasons?) later|"
-                         r"Shortly (?:after(?:wards)?|thereafter)|Soon (?:after(?:wards)?|thereafter)|"
-                         r"The (?:next|following) (?:year|season|day|month))(?:,\s+|\s+(?=(?:he|she|they|his|her|in|at)\b))(?=[a-z])")
+                         r"The (?:next|following) (?:year|season|day|month))(?:,\s+|\s+(?=(?:he|she|they|his|her|in|at)\b))(?=[a-z])"
+                         # (with its comma only: "Shortly after his graduation, he" is no connective)
+                         r"|(?:Shortly|Soon) (?:afterwards?|thereafter),\s+(?=[a-z])")
 _ANAPHOR = re.compile(r"(?:It|Its|This|That|These|Those|Such|They|Their|There|Here|The same|Membership|Both|Each)\b")
 # a sentence that opens by pointing back at the one before it, beyond _ANAPHOR: "Other nominees
 # include X.", "In doing so, they became ...", "Since then, he has ..." (outputs whose sentence
@@ -302,9 +303,10 @@ _ARTICLE_TO_SETTLE = re.compile(r"\b([Aa])\(n\)(\s+\W*\w+)")
 
 
 # a comma before an adverbial that only set it apart from the phrase before ("in MLB, primarily for";
-# "with X, before moving"); never one that may open an apposition ("(born 1968), a Finnish driver,")
-_ORPHAN_COMMA = re.compile(r"\s*,(?=\s*(?:before|after|until|since|then|later|primarily|mainly|mostly|largely|chiefly|"
-                           r"eventually|finally|initially|first)\b)")
+# "with X, before moving"); never one that may open an apposition ("(born 1968), a Finnish driver,") or a
+# clause ("at a bank, later becoming its president", "for Ajax, then joined")
+_ORPHAN_COMMA = re.compile(r"\s*,(?=\s*(?:(?:primarily|mainly|mostly|largely|chiefly|initially|first|later|eventually|finally)"
+                           r"\s+(?:for|in|at|with|on|as|from|to|under)\b|(?:before|after|until|since)\s+[a-z]+ing\b))")
 
 
 def _with_orphan_comma(rep: tuple[int, Span, str], sentence: str) -> tuple[int, Span, str]:
@@ -924,13 +926,14 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                           direct=direct, policy=d.replacement, drop_unit=d.drop_unit,
                           or_sentence=d.or_sentence, reason=d.reason,
                           tokens=list(_tokens_of(s.text))))
-    _stand_ins(units, doc, ctx)
+    if english:
+        _stand_ins(units, doc, ctx)
     span_bounds: dict[int, list[tuple[int, int]]] = {}  # by sentence: a constituent never leaves its own
     subjects: dict[int, list[int]] = {}  # by sentence: where a mention the policy made a subject pronoun starts
     for u in units:
         for si in {u.sentence, sentence_of(max(u.start, u.end - 1))}:
             span_bounds.setdefault(si, []).append((u.start, u.end))
-        if u.span is not None and u.span.type == "PERSON" and u.span.meta.get("slot") == "subject" and u.policy in _PRONOUNS \
+        if u.span is not None and u.span.type == "PERSON" and u.span.meta.get("slot") == "subject" and (u.policy or "").split(" ")[0] in _PRONOUNS \
                 and not any(t.dep_ in ("nsubj", "nsubjpass") for t in _tokens_in(u.span, doc)):
             # (a subject the parse did not see: its clause's own subject, "where Smith played", stays in it)
             subjects.setdefault(u.sentence, []).append(u.start)
@@ -1426,9 +1429,12 @@ def _role_before(s: Span, doc) -> tuple[int, bool] | None:
 
 # who a person is to the subject when the sentence beats them: "defeated X", "a win over X", "lost to X"
 _OPPONENT_VERBS = frozenset("defeat beat upset eliminate overcome outpoint edge face oust unseat knock".split())
-_OPPONENT_NOUNS = frozenset("win victory defeat loss upset triumph match game bout fight final".split())
-# nouns whose "of" names whom they belong to: "the child of X", "the music of X" ("the child of someone" says
-# nothing and reads as a riddle): the pseudonym stays
+# ... and after "by": whom the subject lost to ("beaten by X" may be no contest)
+_OPPONENT_AGENTS = frozenset("defeat upset eliminate outpoint edge".split())
+# what "over X", "against X" are said of when X is an opponent ("testified against X" is not)
+_CONTESTS = frozenset("""win victory defeat loss upset triumph match game bout fight final title record debut
+play compete prevail pick race run score lose""".split()) | _OPPONENT_VERBS
+# the dependencies of a name whose slot a stand-in may fill
 _STAND_IN_DEPS = ("nsubj", "nsubjpass", "dobj", "dative", "pobj", "poss")
 
 
@@ -1486,7 +1492,8 @@ def _named_elsewhere(s: Span, ctx: GeneralizeContext) -> bool:
     idx = ctx.pseudonyms.resolve(name, ctx.doc_id)
     if idx is not None and len(ctx.pseudonyms.entries[idx]["docs"]) > 1:
         return True
-    names = [name] + (sorted(ctx.pseudonyms.entries[idx]["names"]) if idx is not None else [])
+    with ctx.pseudonyms._lock:  # (another worker may add a name to the entry meanwhile)
+        names = [name] + (sorted(ctx.pseudonyms.entries[idx]["names"]) if idx is not None else [])
     return ctx.named_elsewhere is not None and ctx.named_elsewhere(names)
 
 
@@ -1494,6 +1501,14 @@ def span_titled(s: Span) -> bool:
     """Does a person's span open with a title or rank ("General Bertrand", "Dr. Jean Malecki")?"""
     first = s.text.split()[0].rstrip(".").lower() if s.text.split() else ""
     return bool(s.meta.get("honorific") or s.meta.get("titled")) or first in NAME_TITLES
+
+
+def _says_little(sent, toks) -> bool:
+    """Does the sentence say little beyond whose relative the subject was: no verb but its copula,
+    a dozen words at most besides the name ("He was the son of X and grew up in Vienna" says more)?"""
+    inside = {t.i for t in toks}
+    rest = [t for t in sent if t.i not in inside and not t.is_punct]
+    return len(rest) <= 12 and not any(t.pos_ == "VERB" for t in rest)
 
 
 def _person_stand_in(s: Span, doc) -> tuple[Span, str | None, str] | None:
@@ -1511,10 +1526,17 @@ def _person_stand_in(s: Span, doc) -> tuple[Span, str | None, str] | None:
     if head.dep_ == "conj" or any(c.dep_ == "conj" and c.i not in inside for c in head.children):
         return None
     nxt = doc[toks[-1].i + 1] if toks[-1].i + 1 < len(doc) else None
+    before = doc[toks[0].i - 1] if toks[0].i > 0 else None
+    if before is not None and (before.pos_ in ("NOUN", "ADJ", "PROPN") or (
+            before.text[:1].isupper() and not before.is_sent_start)) or span_titled(s):
+        # a title or role the name goes with: "received by King X of Prussia", "assistant to head coach X",
+        # "for General Bertrand" ("King someone", "head coach someone", "for someone" were outputs)
+        return None
     ap = next((c for c in head.children if c.dep_ == "appos" and c.i > toks[-1].i and c.pos_ == "NOUN"
-               and c.text.islower()), None)
+               and c.text.islower() and c.left_edge.pos_ in ("DET", "PRON", "NOUN", "ADJ", "NUM")), None)
+    # (never an apposition that opens with an adverb: "X, then a student" -> "a then a student")
     if ap is not None and nxt is not None and nxt.text == "," and ap.left_edge.i == nxt.i + 1 \
-            and head.dep_ in _STAND_IN_DEPS and head.dep_ not in ("nsubj", "nsubjpass", "poss"):
+            and head.dep_ in _STAND_IN_DEPS + ("attr",) and head.dep_ not in ("nsubj", "nsubjpass", "poss"):
         # (not a subject's: "In 2006, X, a photo editor, was admitted" keeps its closing comma, and "a photo
         # editor, was admitted" was an output)
         first = ap.left_edge
@@ -1524,12 +1546,6 @@ def _person_stand_in(s: Span, doc) -> tuple[Span, str | None, str] | None:
             "a person named once goes; the apposition says who they are"
     if head.dep_ not in _STAND_IN_DEPS + ("attr",):
         return None
-    before = doc[toks[0].i - 1] if toks[0].i > 0 else None
-    if before is not None and (before.pos_ in ("NOUN", "ADJ", "PROPN") or (
-            before.text[:1].isupper() and not before.is_sent_start)) or span_titled(s):
-        # a title or role the name goes with: "received by King X of Prussia", "assistant to head coach X",
-        # "for General Bertrand" ("King someone", "head coach someone", "for someone" were outputs)
-        return None
     if head.dep_ in ("nsubj", "nsubjpass"):
         # the sentence is about them: "Someone was his friend", "Someone remained as Foreign Secretary"
         # read as riddles; the pseudonym stays
@@ -1537,12 +1553,14 @@ def _person_stand_in(s: Span, doc) -> tuple[Span, str | None, str] | None:
     possessive = head.dep_ == "poss" or bool(re.search(r"['’]s?$", s.text)) or (nxt is not None and nxt.tag_ == "POS")
     gov = head.head
     if not possessive:
-        if head.dep_ == "dobj" and gov.lemma_.lower() in _OPPONENT_VERBS:
+        if head.dep_ == "dobj" and gov.lemma_.lower() in _OPPONENT_VERBS and any(
+                c.dep_ == "nsubj" and c.pos_ in ("PRON", "PROPN") for c in gov.children):
+            # (the subject's own doing: "The board ousted X" is no contest of his)
             return s, "an opponent", "a person the subject beat or faced, named once: an opponent"
         if head.dep_ == "pobj" and (
-                gov.lower_ in ("over", "against", "versus", "vs.")  # ("picked up his first win in 1998 over X")
-                or (gov.lower_ == "to" and gov.head.lemma_.lower() in ("lose", "fall"))
-                or (gov.lower_ == "by" and gov.head.lemma_.lower() in _OPPONENT_VERBS)
+                (gov.lower_ in ("over", "against", "versus", "vs.") and gov.head.lemma_.lower() in _CONTESTS)
+                or (gov.lower_ == "to" and gov.head.lemma_.lower() == "lose")
+                or (gov.lower_ == "by" and gov.head.lemma_.lower() in _OPPONENT_AGENTS)
                 or (gov.lower_ == "of" and gov.head.lemma_.lower() in ("defeat", "upset"))):
             return s, "an opponent", "a person the subject beat, faced or lost to, named once: an opponent"
         if head.dep_ == "pobj" and gov.lower_ in ("as", "like", "including"):
@@ -1550,7 +1568,8 @@ def _person_stand_in(s: Span, doc) -> tuple[Span, str | None, str] | None:
         if head.dep_ == "pobj" and gov.lower_ == "of" and gov.head.lemma_.lower() in _EVENTS_OF_A_PERSON:
             return s, "someone", "a person named once, with nothing in the sentence that says who they are: someone"
         if head.dep_ == "pobj" and gov.lower_ == "of":
-            if gov.head.lemma_.lower() in _KIN and gov.head.dep_ == "attr" and _about_the_subject(gov.head.head):
+            if gov.head.lemma_.lower() in _KIN and gov.head.dep_ == "attr" and _about_the_subject(gov.head.head) \
+                    and _says_little(head.sent, toks):
                 # "He was the son of X by his wife, Y": the sentence says whose child he was and nothing
                 # else ("He was the son of someone" says nothing, "the son" asks whose)
                 return s, None, "a parent named once: the sentence that says whose child the subject was goes"
@@ -1559,8 +1578,10 @@ def _person_stand_in(s: Span, doc) -> tuple[Span, str | None, str] | None:
             return None  # "a performance under someone" reads as no one writes
         if re.match(r"\W*(?:among|amongst) others\b", doc.text[s.end:s.end + 20]):
             return None  # "worked with X, among others": the others are of X's kind (the pseudonym stays)
-    if head.dep_ == "attr" and not possessive and _about_the_subject(head.head, kin=True):
-        return s, None, "a relative named once: the sentence that only names them goes"
+    if head.dep_ == "attr":
+        if not possessive and _about_the_subject(head.head, kin=True) and _says_little(head.sent, toks):
+            return s, None, "a relative named once: the sentence that only names them goes"
+        return None  # "His coach was someone" reads as a riddle
     repl = "someone" if not possessive else ("someone's" if re.search(r"['’]s?$", s.text) else "someone")
     return s, repl, "a person named once, with nothing in the sentence that says who they are: someone"
 

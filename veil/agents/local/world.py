@@ -67,6 +67,14 @@ _LINKER_LOCK = threading.Lock()
 _NAME_RUN = re.compile(r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)+")
 
 
+def _name_key(name: str) -> str:
+    """A written name as the index compares it: folded, without points and possessives ("Carl
+    Weber's" and "Carl Weber." are "carl weber"; "Edward R. Bradley" is "edward r bradley")."""
+    from veil.agents.local.spans import fold
+
+    return " ".join(re.sub(r"['’]s\b|['’.]", " ", fold(name)).split())
+
+
 @dataclass(frozen=True, eq=False, kw_only=True)
 class LocalBatch(Batch):
     """What the local agents derive from one batch (immutable; see :mod:`veil.agents.batch`):
@@ -123,14 +131,13 @@ class LocalBatch(Batch):
             built: dict[str, set[str]] = {}
             for c in self.population:
                 for m in _NAME_RUN.finditer(c.text):
-                    words = m.group(0).split()
+                    # (a run may cross a sentence's end, "Carl Weber. Carl Weber's": its pieces are keys too)
+                    words = _name_key(m.group(0)).split()
                     for a in range(len(words)):
                         for b in range(a + 2, min(len(words), a + 4) + 1):
-                            built.setdefault(fold(" ".join(words[a:b])), set()).add(c.id)
+                            built.setdefault(" ".join(words[a:b]), set()).add(c.id)
             index = self.memo["index"].setdefault("names", built)
-        from veil.agents.local.spans import fold
-
-        return any(index.get(fold(n), set()) - {doc_id} for n in names if len(n.split()) >= 2)
+        return any(index.get(_name_key(n), set()) - {doc_id} for n in names if len(_name_key(n).split()) >= 2)
 
     def candidate_index(self, doc_id: str, name: str | None) -> int | None:
         """Which population entry is the truth: the document itself, else by name."""
