@@ -2483,6 +2483,8 @@ def test_a_phrase_takes_the_comma_that_closes_its_own_commas_only():
     # a sentence that only says whose relative the subject was goes
     ("Tom Hall was a pianist. He studied in Vienna. His father was Carl Weber.",
      "He was a pianist. He studied in Austria."),
+    ("Tom Hall was a pianist. He studied in Vienna. Hall was the son of Carl Weber by his wife, Anna Berg.",
+     "He was a pianist. He studied in Austria."),
 ])
 def test_a_person_named_once_becomes_what_the_sentence_says_of_them(engine, text, expected):
     """"Person AJE" read as a form no one filled in (blind reads): a person the text names once,

@@ -1456,8 +1456,8 @@ def _about_the_subject(verb, kin: bool = False) -> bool:
     subj = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subj is None:
         return False
-    if subj.lower_ in ("he", "she"):
-        return not kin
+    if subj.lower_ in ("he", "she") or (subj.pos_ == "PROPN" and not kin):
+        return not kin  # ("Trengrouse was the son of X": the subject's own name, or whoever's, who is no more)
     return kin and subj.lemma_.lower() in _KIN | {"wife", "husband", "brother", "sister", "spouse"} \
         and any(c.dep_ == "poss" and c.lower_ in ("his", "her") for c in subj.children)
 
