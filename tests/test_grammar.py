@@ -469,6 +469,14 @@ def test_tidy_counts_a_list_of_one_kind_with_its_brackets():
     assert tidy("He played for a team (in the 1990s) and a club.") == "He played for a team (in the 1990s) and a club."
 
 
+def test_tidy_gives_a_vowel_its_article():
+    assert tidy("He is a Irish former footballer.") == "He is an Irish former footballer."
+    assert tidy("A Italian painter.") == "An Italian painter."
+    assert tidy("He is a Ukrainian and a European player with a One-Day cap.") == \
+        "He is a Ukrainian and a European player with a One-Day cap."
+    assert tidy("She was in the top 10 in an organization rankings.") == "She was in the top 10 in the rankings."
+
+
 def test_tidy_ends_a_sentence_once_but_keeps_an_ellipsis():
     assert tidy("He was a baseball pitcher..") == "He was a baseball pitcher."
     assert tidy("Logical... Natural...") == "Logical... Natural..."

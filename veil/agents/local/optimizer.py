@@ -343,6 +343,12 @@ def tidy(sentence: str) -> str:
     hours of" a decade; never a word that still carries a fact."""
     s = _WS.sub(" ", sentence)
     s = _ARTICLE_TO_SETTLE.sub(lambda m: _settled(m.group(1), m.group(2)), s)
+    # the writer's "is a Irish former footballer" (nothing but the article changes; "a Ukrainian", "a European",
+    # "a One-Day" keep theirs)
+    s = re.sub(r"(?:(?<=\s)a|^A) (?=([AEIO][a-z]+)\b)",
+               lambda m: m.group(0)[0] + "n " if article_for(m.group(1)) == "an" and not m.group(1).startswith(("Eu", "On")) else m.group(0), s)
+    # "in the top 10 in the UCI rankings" -> "in the rankings" ("in an organization rankings" was an output)
+    s = re.sub(r"\b[Aa]n? (?:[a-z]+ )?organization (rankings|standings|ratings)\b", r"the \1", s)
     s = _SUFFIX.sub(r"\1", _SUFFIX_END.sub(r"\1.", s))
     s = _RULER.sub(lambda m: f"{'The' if _sentence_opens(s, m.start()) else 'the'} {m.group(1)}", s)
     s = _BRACKET_RANGE.sub(lambda m: f"({m.group(1) or ''}{m.group(2)}–{m.group(3) or ''}{m.group(4)})", s)
