@@ -2478,6 +2478,8 @@ def test_a_phrase_takes_the_comma_that_closes_its_own_commas_only():
     # whom the subject beat: an opponent
     ("Tom Hall is a tennis player. In 1998 he defeated Carlos Moya in the final.",
      "He is a tennis player. In the 1990s he defeated an opponent in the final."),
+    ("Tom Hall is a tennis player. He reached the quarter-final by defeating Carlos Moya in the fourth round.",
+     "by defeating an opponent in the fourth round"),
     # the apposition says who they are: the name goes, its commas with it
     ("Tom Hall was a writer. In 1939 he travelled to Berlin to meet Herbert von Dirksen, the German ambassador.",
      "He was a writer. In the 1930s he travelled to Germany to meet the German ambassador."),

@@ -1559,9 +1559,9 @@ def _person_stand_in(s: Span, doc) -> tuple[Span, str | None, str] | None:
     possessive = head.dep_ == "poss" or bool(re.search(r"['’]s?$", s.text)) or (nxt is not None and nxt.tag_ == "POS")
     gov = head.head
     if not possessive:
-        if head.dep_ == "dobj" and gov.lemma_.lower() in _OPPONENT_VERBS and any(
-                c.dep_ == "nsubj" and c.pos_ in ("PRON", "PROPN") for c in gov.children):
-            # (the subject's own doing: "The board ousted X" is no contest of his)
+        if head.dep_ == "dobj" and gov.lemma_.lower() in _OPPONENT_VERBS and all(
+                c.pos_ in ("PRON", "PROPN") for c in gov.children if c.dep_ == "nsubj"):
+            # (the subject's own doing, or a gerund's, "by defeating X": "The board ousted X" is no contest of his)
             return s, "an opponent", "a person the subject beat or faced, named once: an opponent"
         if head.dep_ == "pobj" and (
                 (gov.lower_ in ("over", "against", "versus", "vs.") and gov.head.lemma_.lower() in _CONTESTS)
