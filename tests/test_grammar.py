@@ -475,6 +475,7 @@ def test_tidy_gives_a_vowel_its_article():
     assert tidy("He is a Ukrainian and a European player with a One-Day cap.") == \
         "He is a Ukrainian and a European player with a One-Day cap."
     assert tidy("She was in the top 10 in an organization rankings.") == "She was in the top 10 in the rankings."
+    assert tidy("He, which is considered a painter, died in Italy.") == "He, who is considered a painter, died in Italy."
 
 
 def test_tidy_ends_a_sentence_once_but_keeps_an_ellipsis():
@@ -2495,6 +2496,9 @@ def test_a_phrase_takes_the_comma_that_closes_its_own_commas_only():
      "He was a pianist. He studied in Austria."),
     ("Tom Hall was a pianist. He studied in Vienna. Hall was the son of Carl Weber by his wife, Anna Berg.",
      "He was a pianist. He studied in Austria."),
+    # a source goes with its "according to"
+    ("Tom Hall was a pitcher. According to Carl Weber, one of his tricks was to offer another team two players.",
+     "One of his tricks was to offer another team two players."),
 ])
 def test_a_person_named_once_becomes_what_the_sentence_says_of_them(engine, text, expected):
     """"Person AJE" read as a form no one filled in (blind reads): a person the text names once,

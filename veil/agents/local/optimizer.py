@@ -347,6 +347,9 @@ def tidy(sentence: str) -> str:
     # "a One-Day" keep theirs)
     s = re.sub(r"(?:(?<=\s)a|^A) (?=([AEIO][a-z]+)\b)",
                lambda m: m.group(0)[0] + "n " if article_for(m.group(1)) == "an" and not m.group(1).startswith(("Eu", "On")) else m.group(0), s)
+    # "Nadorp, which is considered a painter" -> "He, who is considered": the writer's "which" after a name
+    # reads as no one writes after the pronoun that stands for it
+    s = re.sub(r"\b(He|She), which\b", r"\1, who", s)
     # "in the top 10 in the UCI rankings" -> "in the rankings" ("in an organization rankings" was an output)
     s = re.sub(r"\b[Aa]n? (?:[a-z]+ )?organization (rankings|standings|ratings)\b", r"the \1", s)
     s = _SUFFIX.sub(r"\1", _SUFFIX_END.sub(r"\1.", s))
@@ -1569,6 +1572,8 @@ def _person_stand_in(s: Span, doc) -> tuple[Span, str | None, str] | None:
                 or (gov.lower_ == "by" and gov.head.lemma_.lower() in _OPPONENT_AGENTS)
                 or (gov.lower_ == "of" and gov.head.lemma_.lower() in ("defeat", "upset"))):
             return s, "an opponent", "a person the subject beat, faced or lost to, named once: an opponent"
+        if head.dep_ == "pobj" and gov.lower_ == "to" and gov.head.lower_ == "according":
+            return s, None, "a source named once: 'according to' goes with it"  # ("According to someone," read as gossip)
         if head.dep_ == "pobj" and gov.lower_ in ("as", "like", "including"):
             return None  # an example of a kind: "played alongside such greats as X" ("such greats as someone")
         if head.dep_ == "pobj" and gov.lower_ == "of" and gov.head.lemma_.lower() in _EVENTS_OF_A_PERSON:
