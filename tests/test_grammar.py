@@ -16,7 +16,7 @@ import pytest
 from veil import nlp
 from veil.agents.base import PrivacyResult, Task, UtilityResult
 from veil.agents.local.engine import build
-from veil.agents.local.optimizer import sentence_ok, tidy
+from veil.agents.local.optimizer import Plan, sentence_ok, tidy
 from veil.agents.local.generalize import apply
 from veil.agents.local.policy import OPERATORS, load_policy, pick
 from veil.agents.local.spans import Span, find_spans
@@ -2623,3 +2623,15 @@ def test_a_connective_time_needs_its_comma_after_after():
     assert _CONNECTIVE.match("Ten years later, he flew.") and _CONNECTIVE.match("Shortly afterwards, he flew.")
     assert not _CONNECTIVE.match("Shortly after his graduation, he joined the army.")
     assert not _CONNECTIVE.match("Soon after he moved to Paris, he met her.")
+
+
+def test_a_modifier_that_said_which_one_takes_its_the_along(engine):
+    """"He failed to receive the party nomination." was an output ("the Democratic party nomination"
+    lost its modifier): "the" asked which one; with the modifier it becomes "a"."""
+    text = "Tom Hall was an American politician. In 1870, he failed to receive the Democratic party nomination."
+    task = Task(original=text, doc_id="d", name="Tom Hall")
+    batch = asyncio.run(engine.prepare([Document(id="d", text=text, name="Tom Hall")]))
+    plan = Plan(analysis=engine.optimizer.analysis(task, batch))
+    mods = [i for i, u in enumerate(plan.units) if u.kind == "modifier" and "Democratic" in u.text]
+    assert mods, [u.text for u in plan.units]
+    assert "receive a party nomination." in plan.render({mods[0]: ""})

@@ -46,7 +46,7 @@ from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import (COMPASS, NAME_TITLES, RACING_TEXT, STOP_WORDS, Span, deny_spans, find_spans, fold, known_capitals,
                                      lexicon, number_value, place_info)
 from veil.agents.local.spans import _zipf  # (the span finder's word frequency: one measure of "rare")
-from veil.agents.local.units import DEICTIC_NOUNS, RANKING, Constituent, constituents, is_ordinal, negated
+from veil.agents.local.units import DEICTIC_NOUNS, RANKING, Constituent, Piece, constituents, is_ordinal, negated
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
 
@@ -955,6 +955,12 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         if c.kind != "sentence" and any(c_start <= b < c_end for b in subjects.get(c.sentence, ())):
             continue  # the parse hung the clause's subject in a phrase ("in Stage 2 of the Vuelta | Rosendo wore"):
             # the phrase is no unit ("In the 2010s wore the white jersey" was an output)
+        if c.kind == "modifier" and len(c.pieces) == 1 and (a := _the_before_name(
+                Span(c.start, c.end, text[c.start:c.end], "UNIT"), doc)) is not None and not text[a + 3:c.start].strip():
+            # "failed to receive the Democratic party nomination": with the modifier, "the" goes to "a" where
+            # nothing after the noun says which one ("the party nomination" asked which; see _the_before_name)
+            art = article_for(_NEXT_WORD.match(text, c.end).group(1))
+            c = dataclasses.replace(c, pieces=(Piece(a, c.end, art),))
         body = " ".join(text[p.start:p.end] for p in c.pieces)
         units.append(Unit(c.kind, c.start, c.end, c.sentence if c.kind != "sentence" else c.sentence, body,
                           constituent=c, tokens=list(_tokens_of(body))))
