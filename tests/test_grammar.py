@@ -2635,3 +2635,18 @@ def test_a_modifier_that_said_which_one_takes_its_the_along(engine):
     mods = [i for i, u in enumerate(plan.units) if u.kind == "modifier" and "Democratic" in u.text]
     assert mods, [u.text for u in plan.units]
     assert "receive a party nomination." in plan.render({mods[0]: ""})
+
+
+def test_a_common_modifier_or_a_rank_keeps_its_the(engine):
+    text = ("Tom Hall is a Greek tennis player. He is the former Greek No. 1. He played at the small forward "
+            "position.")
+    task = Task(original=text, doc_id="d", name="Tom Hall")
+    batch = asyncio.run(engine.prepare([Document(id="d", text=text, name="Tom Hall")]))
+    plan = Plan(analysis=engine.optimizer.analysis(task, batch))
+    checked = 0
+    for i, u in enumerate(plan.units):
+        if u.kind == "modifier" and u.text.strip() in ("former Greek", "Greek", "small"):
+            checked += 1
+            assert not u.text.startswith("the"), u.text
+            assert "the" in plan.render({i: ""}).split("He is")[-1], plan.render({i: ""})
+    assert checked, [(u.kind, u.text) for u in plan.units]

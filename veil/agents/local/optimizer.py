@@ -955,10 +955,14 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         if c.kind != "sentence" and any(c_start <= b < c_end for b in subjects.get(c.sentence, ())):
             continue  # the parse hung the clause's subject in a phrase ("in Stage 2 of the Vuelta | Rosendo wore"):
             # the phrase is no unit ("In the 2010s wore the white jersey" was an output)
-        if c.kind == "modifier" and len(c.pieces) == 1 and (a := _the_before_name(
-                Span(c.start, c.end, text[c.start:c.end], "UNIT"), doc)) is not None and not text[a + 3:c.start].strip():
-            # "failed to receive the Democratic party nomination": with the modifier, "the" goes to "a" where
-            # nothing after the noun says which one ("the party nomination" asked which; see _the_before_name)
+        if c.kind == "modifier" and len(c.pieces) == 1 and text[c.start:c.start + 1].isupper() \
+                and re.match(r"\s+[a-z]+(?:\s+[a-z]+)?[\s.,;:]", text[c.end:c.end + 40]) \
+                and (a := _the_before_name(Span(c.start, c.end, text[c.start:c.end], "UNIT"), doc)) is not None \
+                and not text[a + 3:c.start].strip():
+            # "failed to receive the Democratic party nomination": with a name-like modifier, "the" goes to
+            # "a" where nothing after the noun says which one ("the party nomination" asked which; see
+            # _the_before_name); never a rank ("the Greek No. 1") nor a common adjective ("the small forward
+            # position" keeps "the forward position")
             art = article_for(_NEXT_WORD.match(text, c.end).group(1))
             c = dataclasses.replace(c, pieces=(Piece(a, c.end, art),))
         body = " ".join(text[p.start:p.end] for p in c.pieces)
