@@ -2650,3 +2650,11 @@ def test_a_common_modifier_or_a_rank_keeps_its_the(engine):
             assert not u.text.startswith("the"), u.text
             assert "the" in plan.render({i: ""}).split("He is")[-1], plan.render({i: ""})
     assert checked, [(u.kind, u.text) for u in plan.units]
+
+
+def test_a_name_after_a_fronted_phrase_the_parse_cut_is_the_subject(engine):
+    """"Along with his father, James Smith trained for Maine Chance Farm": the parse made "father" the
+    subject and the name its apposition ("His parent, trained for a farm." was an output)."""
+    out = anonymize(engine, "James Smith was an American horse trainer. Along with his father, James Smith trained "
+                            "for Maine Chance Farm.", name="James Smith")
+    assert ", he trained for" in out, out

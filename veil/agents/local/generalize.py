@@ -200,6 +200,11 @@ class PseudonymTable:
             self.entries[best]["names"].add(fold(name))
             return self._attach(best, doc)
 
+    def names(self, idx: int) -> list[str]:
+        """The folded names entry ``idx`` was met under, sorted (a copy: another worker may add one)."""
+        with self._lock:
+            return sorted(self.entries[idx]["names"])
+
     def placeholder(self, name: str, doc_id: str | None = None) -> str:
         idx = self.resolve(name, doc_id)
         return self.entries[idx]["label"] if idx is not None else "a person"

@@ -1511,12 +1511,11 @@ def _named_elsewhere(s: Span, ctx: GeneralizeContext) -> bool:
     idx = ctx.pseudonyms.resolve(name, ctx.doc_id)
     if idx is not None and len(ctx.pseudonyms.entries[idx]["docs"]) > 1:
         return True
-    with ctx.pseudonyms._lock:  # (another worker may add a name to the entry meanwhile)
-        names = [name] + (sorted(ctx.pseudonyms.entries[idx]["names"]) if idx is not None else [])
+    names = [name] + (ctx.pseudonyms.names(idx) if idx is not None else [])
     return ctx.named_elsewhere is not None and ctx.named_elsewhere(names)
 
 
-def span_titled(s: Span) -> bool:
+def _span_titled(s: Span) -> bool:
     """Does a person's span open with a title or rank ("General Bertrand", "Dr. Jean Malecki")?"""
     first = s.text.split()[0].rstrip(".").lower() if s.text.split() else ""
     return bool(s.meta.get("honorific") or s.meta.get("titled")) or first in NAME_TITLES
@@ -1534,10 +1533,11 @@ def _person_stand_in(s: Span, doc) -> tuple[Span, str | None, str] | None:
     """What may stand for a person's name the text gives once, from the sentence itself: the
     apposition after it that says who they are ("meet X, the German ambassador" -> "meet the German
     ambassador"; "the child of X, a timber-merchant" -> "the child of a timber-merchant"), "an
-    opponent" for whom the subject beat or lost to, "someone" as a subject, object or a possessive
-    ("became someone's assistant trainer"). A replacement of None: the sentence only says whose
-    relative the person is ("His parent was X", "He was the son of X"), and it goes. None where no
-    stand-in reads: another "of" phrase ("the music of X"), a conjunct ("X and Y"), an apposition."""
+    opponent" for whom the subject beat or lost to, "someone" as an object or a possessive
+    ("became someone's assistant trainer"). A replacement of None: the phrase or sentence goes (a
+    sentence that only says whose relative the person is, "His parent was X"; "according to X").
+    None where no stand-in reads: a subject ("Someone was his friend"), a title or role before the
+    name, another "of" phrase ("the music of X"), a conjunct ("X and Y"), an attribute."""
     head, toks = _span_head(s, doc)
     if head is None:
         return None
@@ -1547,7 +1547,7 @@ def _person_stand_in(s: Span, doc) -> tuple[Span, str | None, str] | None:
     nxt = doc[toks[-1].i + 1] if toks[-1].i + 1 < len(doc) else None
     before = doc[toks[0].i - 1] if toks[0].i > 0 else None
     if before is not None and (before.pos_ in ("NOUN", "ADJ", "PROPN") or (
-            before.text[:1].isupper() and not before.is_sent_start)) or span_titled(s):
+            before.text[:1].isupper() and not before.is_sent_start)) or _span_titled(s):
         # a title or role the name goes with: "received by King X of Prussia", "assistant to head coach X",
         # "for General Bertrand" ("King someone", "head coach someone", "for someone" were outputs)
         return None
@@ -2003,6 +2003,14 @@ def _with_slot(s: Span, doc) -> Span:
         meta["slot"] = "subject"
     elif role in ("counted", "modifier"):
         pass  # "minor planet 3148 Grechko": part of another name, no pronoun fits
+    elif head.dep_ == "appos" and prv is not None and prv.text == "," and nxt is not None \
+            and nxt.tag_ in ("VBD", "VBZ", "VBP") and head.head.dep_ in ("nsubj", "nsubjpass") and head.head.head.i == nxt.i \
+            and head.head.i < toks[0].i and any(c.dep_ == "prep" and c.i < head.head.i and not any(
+                g.dep_ == "pobj" for g in c.subtree) for c in head.head.head.children):
+        # "Along with his father, James Smith trained": the parse left the fronted preposition without its
+        # object, made that noun the verb's subject and the name its apposition ("His parent, trained for a
+        # farm." was an output)
+        meta["slot"] = "subject"
     elif head.dep_ in ("nsubj", "nsubjpass") and prv is not None and prv.pos_ == "ADP":
         meta["slot"] = "object"  # "with Johnson not factoring in the decision" -> "with him", never "with he"
     elif head.dep_ in ("nsubj", "nsubjpass") and not any(t.dep_ == "appos" and not _bracketed(t) for t in head.children):
