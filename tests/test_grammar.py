@@ -2658,11 +2658,3 @@ def test_a_name_after_a_fronted_phrase_the_parse_cut_is_the_subject(engine):
     out = anonymize(engine, "James Smith was an American horse trainer. Along with his father, James Smith trained "
                             "for Maine Chance Farm.", name="James Smith")
     assert ", he trained for" in out, out
-    # and no "Along with" alone is a phrase to delete
-    from veil.agents.local.units import constituents
-    from veil import nlp as _nlp
-
-    text = "He trained horses. Along with his father, James Smith trained for Maine Chance Farm."
-    doc = _nlp.parse(text)
-    sents = [(s.start_char, s.end_char) for s in doc.sents]
-    assert not [c for c in constituents(doc, sents) if text[c.start:c.end].strip() == "Along with"]

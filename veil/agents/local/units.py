@@ -215,9 +215,6 @@ def _dependent(tok, sent) -> Constituent | None:
         return None
     if dep == "prep" and tok.pos_ == "ADP" and all(c.dep_ == "advmod" for c in tok.children):
         return None  # no object: the parse's "as" of "as well as" (its removal leaves "a luthier a bow maker")
-    if dep == "prep" and not any(t.dep_ in ("pobj", "pcomp") for t in tok.subtree):
-        return None  # no object anywhere under it: the parse cut it from its noun ("Along with | his father,
-        # James Smith trained": "His parent, he trained" was what deleting "Along with" left)
     if dep == "prep" and tok.lower_ == "than":
         return None  # a comparison's other side: "purports to be anything other than satire and comedy" ->
         # "anything other." was an output
