@@ -89,6 +89,10 @@ def units_of(text: str) -> dict[str, list[str]]:
     # 1930s." was what its names' loss left)
     ("Included were two U.S. Triple Crown champions, Gallant Fox in 1930 and Omaha in 1935.", "appositive",
      ", Gallant Fox in 1930 and Omaha in 1935"),
+    # the phrase the parse hung on the verb after a list's last noun tells of that noun ("He was a delegate
+    # in the 1780s from the 1780s to the 1790s", false, was what removing the conjunct alone left)
+    ("He was a delegate to the Congress from 1786 to 1788 and a United States Representative from 1789 to 1793.",
+     "conjunct", "and a United States Representative from 1789 to 1793"),
 ])
 def test_removable_dependents_are_whole_constituents_with_their_punctuation(text, kind, piece):
     assert piece in units_of(text).get(kind, []), units_of(text)
@@ -1082,9 +1086,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # "from 1940 to 1942" is one span: "in the 1940s" ("from the mid-20th century to the 1940s" was
     # an output, the loop having taken one year further than the other)
     ("Tom White was a politician. Subsequently, from 1940 to 1942, he attended a college. He served in the "
-     "army from 1942 to 1955. He won and his team won.", "Tom White",
+     "army from 1942 to 1955. He was a member of the Indian Munitions Board from 1917 – 1919. He won and his "
+     "team won.", "Tom White",
      "He was a politician. Subsequently, in the 1940s, he attended a college. He served in the army from the "
-     "1940s to the 1950s."),
+     "1940s to the 1950s. He was a member of a board in the 1910s."),
     # "ranked sixth in the world" is an exact rank: a band of ranks
     ("Ana Lee is a Chinese table tennis player. She was ranked sixth in the world by 2008. She won and her "
      "team won.", "Ana Lee",

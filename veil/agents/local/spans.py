@@ -594,7 +594,8 @@ _ATTRIBUTIVE_YEARS = re.compile(r"(?:(?<=\b[Tt]he )|(?<=\bhis )|(?<=\bher )|(?<=
 # optimizer spells it "died in the 1940s"; the truthfulness checker lets "died" through where it stood)
 LIFE_BRACKET = re.compile(r"\((?:born|b\.)\s[^()]*?\s[–—-]\s*[^()]*?\d{3,4}[^()]*\)")
 LIFE_ABBREVIATED = re.compile(r"(?<![\w.])(?P<w>[bd]|fl)\.\s?(?P<y>1\d{3}|20\d{2})\b(?![\d–-]|,\s*\d)")
-_FROM_TO_YEARS = re.compile(r"\b[Ff]rom (?P<a>1[5-9]\d\d|20\d\d) (?:to|until|till) (?P<b>1[5-9]\d\d|20\d\d)\b(?![-–/]\d)")
+# ("from 1917 – 1919" too: the year after the spaced dash became "a year", "from the 1910s – a year")
+_FROM_TO_YEARS = re.compile(r"\b[Ff]rom (?P<a>1[5-9]\d\d|20\d\d)(?: (?:to|until|till) | ?[–—-] ?)(?P<b>1[5-9]\d\d|20\d\d)\b(?![-–/]\d)")
 _BETWEEN_YEARS = re.compile(r"\b[Bb]etween (?P<a>1[5-9]\d\d|20\d\d) and (?P<b>1[5-9]\d\d|20\d\d)\b(?![-–/]\d)")
 
 

@@ -476,6 +476,15 @@ def _dependent(tok, sent) -> Constituent | None:
                 right = max(right, ch.right_edge, key=lambda t: t.i)
         if tok.head.pos_ == "NOUN" and any(c.i > right.i and c.dep_ == "prep" for c in tok.head.children):
             return None  # a complement both nouns share: "a piano and composition pupil of Mozart" -> "a piano of"
+        verb = tok.head.head
+        while tok.pos_ in ("NOUN", "PROPN") and tok.head.pos_ in ("NOUN", "PROPN") and verb.pos_ in ("VERB", "AUX") \
+                and right.i + 1 < sent.end and (p := doc[right.i + 1]).dep_ == "prep" and p.head == verb \
+                and p.right_edge.i < sent.end:
+            # a phrase right after the last noun of a list, which the parse hung on the verb, tells
+            # of that noun: "a delegate from 1786 to 1788 and a Representative | from 1789 to 1793"
+            # ("He was a delegate in the 1780s from the 1780s to the 1790s" - false - was what
+            # removing the conjunct alone left)
+            right = p.right_edge
         end = _char(right)[1]
         n = right.i - left.i + 1
         # take the separator before the conjunct: "A, B and C" - B goes with its comma, C with "and"
