@@ -91,6 +91,12 @@ def units_of(text: str) -> dict[str, list[str]]:
      ", Gallant Fox in 1930 and Omaha in 1935"),
     # the phrase the parse hung on the verb after a list's last noun tells of that noun ("He was a delegate
     # in the 1780s from the 1780s to the 1790s", false, was what removing the conjunct alone left)
+    # a quantifier's clause goes with it ("including several." was left); a noun the parse joined to a verb goes with
+    # the verb ("He represented a country in a competition, and team silver." was left)
+    ("He designed forty aircraft, including several honored with the Collier Trophy, acquiring a reputation.",
+     "prepositional phrase", ", including several honored with the Collier Trophy,"),
+    ("He represented Chile in the championship, and won individual gold and bronze, and team silver and bronze medals.",
+     "conjunct", ", and won individual gold and bronze, and team silver and bronze medals"),
     ("He was a delegate to the Congress from 1786 to 1788 and a United States Representative from 1789 to 1793.",
      "conjunct", "and a United States Representative from 1789 to 1793"),
 ])
@@ -244,6 +250,9 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
      "he had no show.", "alongside comedy veterans in the Cracker Night gala,"),
     # a modifier under "all" narrows the set ("second amongst all Division I players" was false)
     ("He was second amongst all active Division I players with over 40 double-doubles.", "active"),
+    # a quantifier's clause ("including several." was an output)
+    ("He designed forty aircraft, including several honored with the Collier Trophy, acquiring a reputation.",
+     "honored with the Collier Trophy"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
     flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]
@@ -1940,6 +1949,13 @@ def test_a_list_the_edits_left_without_its_and_fails():
     assert _list_lost_its_and("He was a table tennis player, and author.", original)
     assert not _list_lost_its_and("He was a table tennis player, coach, and author.", original)
     assert not _list_lost_its_and("He won the race, and later retired.", "He won the race, and later retired.")
+    # a list whose parse made its first item a modifier of the second ("He is a counsellor, stand-up comic." was an
+    # output); a place and its country, or a participle, is no list
+    original = "David Granirer is a counsellor, stand-up comic, the author of a book, and the founder of a charity."
+    assert _list_lost_its_and("He is a counsellor, stand-up comic.", original)
+    assert not _list_lost_its_and("He is a counsellor, stand-up comic, and the founder of a charity.", original)
+    assert not _list_lost_its_and("He moved to Paris, France.", "He moved to Paris, France, where he met his wife and son.")
+    assert not _list_lost_its_and("He was a writer, born in Paris.", "He was a writer, born in Paris, and a painter.")
 
 
 @pytest.mark.parametrize("rendered, original, lost", [

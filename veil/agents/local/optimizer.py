@@ -478,6 +478,11 @@ def _list_lost_its_and(rendered: str, original: str) -> bool:
         words = [w.strip() for w in m.group(0).split(",")]
         if all(w in listed for w in words) and not re.search(re.escape(m.group(0)) + r"(?![\w-]|,| and\b| or\b)", original):
             return True
+    if (m := _LIST_TAIL.search(rendered)) is not None and not _PHRASE_WORDS & set(m.group(0)[:-1].replace(",", "").split()) \
+            and re.search(re.escape(m.group(0)[:-1]) + r",[^.;]{0,200}?,? (?:and|or) ", original):
+        # "He is a counsellor, stand-up comic." (of "a counsellor, stand-up comic, the author of X,
+        # and the founder of Y", a list whose parse made the first item a modifier of the second)
+        return True
     for m in _TWO_WITH_COMMA.finditer(rendered):
         # "He was a table tennis player, and author." (of "player, coach, and author"): two items
         # left with the comma of a longer list
@@ -489,6 +494,12 @@ def _list_lost_its_and(rendered: str, original: str) -> bool:
 
 # the last two items of a list, the comma of a longer one between them, no item before them
 _TWO_WITH_COMMA = re.compile(r"(?<!, )\b([A-Za-z][\w-]*), (?:and|or) ((?:[A-Za-z][\w-]* ?){1,3})")
+
+
+# a sentence that ends on two short items of a list, a comma between them: "a counsellor, stand-up comic."
+# (common nouns: "moved to Paris, France." is a place and its country)
+_PHRASE_WORDS = frozenset("a an the in of at to for on with by from as into and or born".split())  # (no list of nouns)
+_LIST_TAIL = re.compile(r"\b[a-z][a-z-]*, (?:[a-z-]+ ){0,2}[a-z-]+\.$")
 
 
 # words joined by commas alone, with no "and"/"or" (nor another comma) after the last

@@ -160,6 +160,11 @@ def _after_the(tok):
     return doc[min(j, len(doc) - 1)]
 
 
+# words that stand for a noun the text leaves out: a clause after one is what says which
+_QUANTIFIERS = frozenset("several some many few most all both each one two three four five those these others "
+                         "any none".split())
+
+
 def _dependent(tok, sent) -> Constituent | None:
     dep = tok.dep_
     if dep not in REMOVABLE:
@@ -188,6 +193,9 @@ def _dependent(tok, sent) -> Constituent | None:
             and not any(c.dep_ in ("amod", "compound") and c.i != tok.i for c in tok.head.children):
         # "the solar system" -> "the system": after "the", a noun's only modifier says which one it is
         return None
+    if dep in ("acl", "relcl") and tok.head.pos_ not in ("NOUN", "PROPN") and tok.head.lower_ in _QUANTIFIERS:
+        return None  # a quantifier's clause is all it says: "including several honored with the Collier
+        # Trophy" ("including several." was what its loss left)
     relational = tok.head.lower_ in RELATIONAL or tok.head.lemma_.lower() in RELATIONAL  # ("over 100 types" of aircraft)
     if dep == "prep" and tok.lower_ == "of" and (tok.head.pos_ not in ("NOUN", "PROPN") or relational
                                                  or tok.head.lower_ in OF_COMPLEMENT):
@@ -468,6 +476,9 @@ def _dependent(tok, sent) -> Constituent | None:
         right = tok
         for ch in tok.children:
             if ch.i > tok.i and (ch.dep_ not in ("conj", "cc", "punct") or (
+                    # a noun the parse joined to the verb is the verb's own object: "and won
+                    # individual gold and bronze, and team silver" ("and team silver" was left)
+                    ch.dep_ == "conj" and ch.pos_ in ("NOUN", "PROPN") and tok.pos_ == "VERB") or (
                     # an adjective the parse joined to a verb, with no separator, is the verb's own:
                     # "stood 5 feet 10 inches (1.78 m) tall and weighed" ("batted right-handed tall"
                     # was an output)
