@@ -355,6 +355,24 @@ def test_a_pointer_whose_antecedent_the_edits_took_goes_with_its_phrase(engine):
     out = without_sentence_1("Lang is a German trainer who bought a horse in Texas. In 2008, he moved to Bonn. "
                              "The horse had won four races in Canada.")
     assert "The horse had won" in out, out
+    # a stand-in names its own noun, not its modifier's: "a horse race" is no horse for "The horse" to be (an
+    # output once the gelding's sentence went)
+    task, plan = plan_of("Lang is a German horse racing trainer who won the Kentucky Derby. In 2008, an owner gave "
+                         "him a gelding named Mine That Bird. The horse had won four races in Canada. He lives in Bonn.")
+    derby = [j for j, u in enumerate(plan.units) if u.kind == "span" and u.text == "Kentucky Derby"]
+    plan.choice[derby[0]] = "a horse race"
+    plan.choice[plan.analysis.sentence_unit(1)] = ""
+    engine.optimizer._drop_dangling(plan, task)
+    assert "The horse had won" not in plan.render(), plan.render()
+    # "one other" match is other than the one the text told of ("He played only one other match for the club." was
+    # an output once the debut's phrase went)
+    task, plan = plan_of("Lang is a German footballer. He made his debut for Arsenal in the League Cup, but played "
+                         "only one other match for the club. He lives in Bonn.")
+    assert (1, "match") in [(si, n) for si, _, _, n in plan.analysis.pointers]
+    first = [j for j in plan.analysis.by_sentence(1) if plan.units[j].text.startswith("made his debut")]
+    plan.choice[first[0]] = ""
+    engine.optimizer._drop_dangling(plan, task)
+    assert plan.render() == "Lang is a German footballer. He lives in Bonn.", plan.render()
 
 
 def test_deleting_a_list_end_never_joins_a_place_to_its_state():
@@ -2212,6 +2230,14 @@ def test_a_sentence_that_points_back_at_a_deleted_one_goes_with_it(engine):
     opt._drop_orphans(plan, task)
     out = plan.render()
     assert "years later" not in out and "He retired in" in out, out
+    # "Stewart agrees, saying ..." agrees with what the sentence before said ("He agrees, saying" was an output)
+    text = ("Jon Stewart is an American comedian. Critics say Stewart benefits from a double standard. Stewart agrees, "
+            "saying that his show is satire. He hosted the Academy Awards.")
+    task, plan, by_sentence = planned(text, "d5", "Jon Stewart", "Comedian")
+    plan.choice[by_sentence[1]] = ""
+    opt._drop_orphans(plan, task)
+    out = plan.render()
+    assert "agrees" not in out and "He hosted" in out, out
 
 
 def test_a_town_a_footballer_signs_for_is_its_team():

@@ -241,7 +241,10 @@ _ORPHAN = re.compile(r"(?:Other|Another|In doing so|By doing so|Since then|The f
                      # "Ten years later, he commanded ...": later than what the sentence before said
                      r"(?:[A-Z][a-z]+|\d+|A few|A couple of) (?:years?|months?|decades?|weeks?|days?) "
                      r"(?:later|after|afterwards|earlier|before)|Shortly (?:after|afterwards|thereafter)|"
-                     r"Soon (?:after|afterwards|thereafter))\b")
+                     r"Soon (?:after|afterwards|thereafter)|"
+                     # "Stewart agrees, saying ...": with what the sentence before said ("He agrees" was left)
+                     r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? (?:agrees|agreed|disagrees|disagreed|concedes|conceded|"
+                     r"replied|replies|responded|responds|countered|counters)(?= *[,.]))\b")
 # a place that a claim ranges over: widening it widens the claim
 _ALL_OVER = re.compile(r"(?:\ball\s+(?:around|over|across|through)|\bacross|\bthroughout|\bevery\b[^.,;]{0,40}?\bin)"
                        r"\s+(?:the\s+)?$", re.I)
@@ -1023,6 +1026,10 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     pointers += [(sentence_of(t.idx), t.nbor(-1).idx, t.idx + len(t.text), "") for t in doc
                  if t.lower_ in ("latter", "former") and t.i > 0 and t.nbor(-1).lower_ == "the"
                  and not (t.dep_ == "amod" and t.head.i > t.i and t.head.pos_ != "NUM")] if english else []
+    # "played only one other match for the club": other than the one the text told of before
+    pointers += [(sentence_of(t.idx), t.nbor(-1).idx, t.head.idx + len(t.head.text), t.head.lower_) for t in doc
+                 if t.lower_ == "other" and t.dep_ == "amod" and t.head.pos_ == "NOUN" and t.head.i > t.i
+                 and t.i > 0 and t.nbor(-1).lower_ in ("one", "the", "no", "only")] if english else []
     # ("achieving a medal for the latter two": the latter of what the sentence named before)
     introductions = _introductions(doc, pointers) if english else {}
     analysis = Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare, pointers=pointers,
@@ -3304,9 +3311,12 @@ class LocalOptimizer(Optimizer):
         said, which must still stand."""
         analysis = plan.analysis
         found = re.compile(rf"\b{re.escape(noun.rstrip('s'))}", re.I)
-        if any(found.search(plan.choice[j]) for x in range(si + 1) for j in analysis.by_sentence(x)
+        head = re.compile(rf"{re.escape(noun.rstrip('s'))}(?:e?s)?", re.I)
+        if any(head.fullmatch(plan.choice[j].split()[-1].strip(".,;:'’")) for x in range(si + 1)
+               for j in analysis.by_sentence(x)
                if plan.choice.get(j) and plan.units[j].end <= start and plan.covering(j) is None):
             return True  # (a stand-in a deletion took, its sentence's too, says nothing any more)
+            # (the stand-in's own noun: "a horse race" names no horse for "The horse" to be)
         intros = analysis.introductions.get(start, ())
         if intros:
             return any(plan.kept_at(p) for p in intros)
@@ -3481,6 +3491,12 @@ class LocalOptimizer(Optimizer):
             self._drop_repeated_periods(plan)
             if mode == "utility":
                 plan.restored = self.restore(plan, task, batch)
+                # what came back may point at what stays deleted ("He played only one other match for
+                # the club." came back without "He made his debut for Arsenal, but")
+                restored = {i: plan.choice.get(i) for i in plan.restored}
+                self._drop_orphans(plan, task)
+                self._drop_dangling(plan, task)
+                plan.restored = [i for i in plan.restored if plan.choice.get(i) == restored[i]]
             self._another_across(plan)
             plans[key] = plan
         plan = plans[key]
