@@ -1974,6 +1974,11 @@ def test_a_list_the_edits_left_without_its_and_fails():
     assert not _list_lost_its_and("He is a counsellor, stand-up comic, and the founder of a charity.", original)
     assert not _list_lost_its_and("He moved to Paris, France.", "He moved to Paris, France, where he met his wife and son.")
     assert not _list_lost_its_and("He was a writer, born in Paris.", "He was a writer, born in Paris, and a painter.")
+    # ... and the renderer gives such a list its "and" back (the parse gave no unit that could)
+    from veil.agents.local.optimizer import _list_with_its_and
+    assert _list_with_its_and("He is a counsellor, stand-up comic.", original) == "He is a counsellor and stand-up comic."
+    assert _list_with_its_and("He moved to Paris, France.", "He moved to Paris, France, and to Rome.") == \
+        "He moved to Paris, France."
 
 
 @pytest.mark.parametrize("rendered, original, lost", [

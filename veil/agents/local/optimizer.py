@@ -481,10 +481,7 @@ def _list_lost_its_and(rendered: str, original: str) -> bool:
         words = [w.strip() for w in m.group(0).split(",")]
         if all(w in listed for w in words) and not re.search(re.escape(m.group(0)) + r"(?![\w-]|,| and\b| or\b)", original):
             return True
-    if (m := _LIST_TAIL.search(rendered)) is not None and not _PHRASE_WORDS & set(m.group(0)[:-1].replace(",", "").split()) \
-            and re.search(re.escape(m.group(0)[:-1]) + r",[^.;]{0,200}?,? (?:and|or) ", original):
-        # "He is a counsellor, stand-up comic." (of "a counsellor, stand-up comic, the author of X,
-        # and the founder of Y", a list whose parse made the first item a modifier of the second)
+    if _lost_list_tail(rendered, original) is not None:
         return True
     for m in _TWO_WITH_COMMA.finditer(rendered):
         # "He was a table tennis player, and author." (of "player, coach, and author"): two items
@@ -503,6 +500,27 @@ _TWO_WITH_COMMA = re.compile(r"(?<!, )\b([A-Za-z][\w-]*), (?:and|or) ((?:[A-Za-z
 # (common nouns: "moved to Paris, France." is a place and its country)
 _PHRASE_WORDS = frozenset("a an the in of at to for on with by from as into and or born".split())  # (no list of nouns)
 _LIST_TAIL = re.compile(r"\b[a-z][a-z-]*, (?:[a-z-]+ ){0,2}[a-z-]+\.$")
+
+
+def _lost_list_tail(rendered: str, original: str) -> re.Match | None:
+    """The two short items a sentence ends on, a comma between them, that stood in a longer list
+    with an "and" in the original: "He is a counsellor, stand-up comic." (of "a counsellor, stand-up
+    comic, the author of X, and the founder of Y", a list whose parse made the first item a
+    modifier of the second, so that its units could not give the "and" back)."""
+    m = _LIST_TAIL.search(rendered)
+    if m is not None and not _PHRASE_WORDS & set(m.group(0)[:-1].replace(",", "").split()) \
+            and re.search(re.escape(m.group(0)[:-1]) + r",[^.;]{0,200}?,? (?:and|or) ", original):
+        return m
+    return None
+
+
+def _list_with_its_and(rendered: str, original: str) -> str:
+    """The "and" of a list the edits cut to its first two items (:func:`_lost_list_tail`) back in
+    place of their comma: "He is a counsellor and stand-up comic." """
+    m = _lost_list_tail(rendered, original)
+    if m is None:
+        return rendered
+    return rendered[:m.start()] + m.group(0).replace(", ", " and ", 1) + rendered[m.end():]
 
 
 # words joined by commas alone, with no "and"/"or" (nor another comma) after the last
@@ -2480,7 +2498,7 @@ class Plan:
             # the point went with a phrase that held it ("brushwork.\\"" is one word to the
             # tokenizer: "He began showing oils with motifs" was left without one)
             out = out.rstrip(" ,;:") + "."
-        return out
+        return _list_with_its_and(out, self.analysis.text[a:b])
 
     def render(self, choice: dict[int, str] | None = None) -> str:
         text = self.analysis.text
