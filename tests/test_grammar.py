@@ -747,13 +747,20 @@ def test_what_is_named_after_the_person_goes_with_its_sentence(engine):
     # the sessions of Congress a member sat in date the member: "Congress" stays true
     ("He served as a Whig in the Forty-second and Forty-third Congresses.", "He served as a Whig in Congress."),
     ("He was elected as a Whig to the 37th Congress.", "He was elected as a Whig to Congress."),
+    # so does a numbered district ("the since disbanded Eighth Congressional District" stayed as written)
+    ("He represented the since disbanded Eighth Congressional District.",
+     "He represented the since disbanded congressional district."),
+    ("He won in the 16th District.", "He won in a district."),
+    # a place of no known kind with no phrase to go with takes its sentence ("She was the costume designer for
+    # Torchwood." was an output)
+    ("He was also the main costume designer for Torchwood: Miracle Day.", ""),
     # a statistic's decimals ("an earned run average of 3.28" stayed exact)
     ("He finished with an earned run average of 3.28 in his career.", "He finished with an earned run average of over 3 in his career."),
     ("He averaged 16.3 career points.", "He averaged over 16 career points."),
 ])
 def test_kinds_sessions_and_statistics_are_generalized(engine, text, expected):
     out = anonymize(engine, f"Suvir Saran is a politician. {text} He wrote books.", name="Suvir Saran")
-    assert out == f"He is a politician. {expected} He wrote books.", out
+    assert out == " ".join(x for x in ("He is a politician.", expected, "He wrote books.") if x), out
 
 
 def test_a_sentence_the_edits_leave_nearly_empty_goes_whole(engine):

@@ -2889,9 +2889,10 @@ class LocalOptimizer(Optimizer):
                 if holder is not None and holder not in plan.choice \
                         and plan.try_choose(holder, "", u.reason + "; its phrase is removed"):
                     return
-            if u.span is not None and (u.or_sentence or u.span.meta.get("venue")) \
+            if u.span is not None and (u.or_sentence or u.span.meta.get("venue") or u.policy is None) \
                     and self._drop_sentence(plan, i, "no phrase of it reads once removed"):
-                return  # rather than a pseudonym inventing a person ("Person EM (Italy)" for a gallery)
+                return  # rather than a pseudonym inventing a person ("Person EM (Italy)" for a gallery),
+                # or the name staying as written ("costume designer for Torchwood" has no phrase to lose)
         if plan.covering(i) is not None or u.policy is None or plan.try_choose(i, u.policy, u.reason):
             return
         # the policy's rung does not fit the sentence: the next rungs; a direct identifier

@@ -622,6 +622,8 @@ _NUMBERED_CONGRESS = re.compile(rf"\b(?:the\s+)?{_ORDINAL}(?:(?:\s*,\s*|\s+and\s
                                 # "the Eighty-third and to the eleven succeeding Congresses": as many terms
                                 rf"(?:\s+and\s+(?:to\s+)?the\s+(?:[a-z]+(?:-[a-z]+)?\s+)?succeeding)?"
                                 rf"\s+(?:United\s+States\s+)?[Cc]ongress(?:es)?\b")
+# a numbered seat: "the 16th Congressional District", "the Eighth District"
+_NUMBERED_DISTRICT = re.compile(rf"\b(?P<the>[Tt]he\s+)?{_ORDINAL}\s+(?P<c>[Cc]ongressional\s+)?[Dd]istrict\b")
 # a statistic with decimals ("an earned run average of 3.28", "averaged 16.3 points"): a career's
 # exact figure; "over 3" is true of it
 _DECIMAL_STAT = re.compile(r"\b(?:of|averaged|averaging|average) (?P<n>\d{1,3}\.\d{1,3})(?![\d.%])(?!\s*(?:%|percent))"
@@ -649,6 +651,12 @@ def _regex_spans(text: str) -> list[Span]:
         # (the point of "D.C." that also ends its sentence stays the sentence's)
         add(Span(m.start(), end, text[m.start():end], "LOCATION", 0.95, "regex:washington_dc",
                  {"kind": "city", "name": "Washington, D.C.", "country_code": "US", "continent": "NA"}))
+    for m in _NUMBERED_DISTRICT.finditer(text):
+        # "the Eighth Congressional District", "Virginia's 5th congressional district": which seat
+        # (a blind read found both kept as written); "a congressional district" is true of it
+        kind = "congressional district" if m.group("c") else "district"
+        add(Span(m.start(), m.end(), m.group(0), "ORG", 0.95, "regex:numbered_district",
+                 {"ladder": [f"a {kind}" if m.group("the") else kind]}))
     for m in _NUMBERED_CONGRESS.finditer(text):
         add(Span(m.start(), m.end(), m.group(0), "ORG", 0.95, "regex:numbered_congress",
                  {"ladder": ["Congress", "a legislature"]}))
