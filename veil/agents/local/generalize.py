@@ -40,7 +40,7 @@ GENERAL = {
     "NUMBER": "a number", "MONEY": "a sum of money", "LOCATION": "a place", "ORG": "an organization",
     "TITLE": "a title", "AWARD": "an award", "EVENT": "an event", "WORK": "a work", "PRODUCT": "a product",
 }
-PLACEHOLDERS = {"EMAIL": "[email]", "PHONE": "[phone]", "URL": "[url]", "ID": "[id]", "DENY": "[redacted]"}
+PLACEHOLDERS = {"EMAIL": "[email]", "PHONE": "[phone]", "URL": "[url]", "ID": "[id]", "ADDRESS": "[address]", "DENY": "[redacted]"}
 
 
 # ------------------------------------------------------------------------------------------
