@@ -97,6 +97,9 @@ def units_of(text: str) -> dict[str, list[str]]:
      "prepositional phrase", ", including several honored with the Collier Trophy,"),
     ("He represented Chile in the championship, and won individual gold and bronze, and team silver and bronze medals.",
      "conjunct", ", and won individual gold and bronze, and team silver and bronze medals"),
+    # a fronted phrase the parse cut after its preposition runs to its comma ("His parent, he trained for a farm." was
+    # what deleting "Along with" left)
+    ("Along with his father, James Smith trained for Maine Chance Farm.", "prepositional phrase", "Along with his father,"),
     ("He was a delegate to the Congress from 1786 to 1788 and a United States Representative from 1789 to 1793.",
      "conjunct", "and a United States Representative from 1789 to 1793"),
 ])

@@ -180,6 +180,16 @@ def _dependent(tok, sent) -> Constituent | None:
         close = next((t for t in doc[start:sent.end] if t.text in ("(", ")")), None) if start is not None else None
         if close is not None and close.text == ")" and close.i + 1 < sent.end and doc[close.i + 1].text == ",":
             right = close
+    if dep == "prep" and left.i == sent.start and not any(t.dep_ in ("pobj", "pcomp") for t in tok.subtree):
+        # a fronted phrase the parse cut after its preposition: "Along with | his father, James Smith
+        # trained" made "his father" the subject ("His parent, he trained for a farm." was what deleting
+        # "Along with" left); the phrase runs to its comma
+        j = right.i + 1
+        while j < sent.end and tok.doc[j].pos_ in ("DET", "PRON", "ADJ", "NOUN", "PROPN", "NUM") and tok.doc[j].text != ",":
+            j += 1
+        if j == right.i + 1 or j >= sent.end or tok.doc[j].text != ",":
+            return None
+        right = tok.doc[j - 1]
     if left.i <= sent.start and right.i >= sent.end - 1:
         return None
     if sent.root.i in range(left.i, right.i + 1):
