@@ -106,6 +106,8 @@ def test_award_and_event_ladders():
 def test_number_ladders():
     assert ladder("He took over 250 portraits.", "over 250") == ["over 200", "hundreds of", "many"]
     assert ladder("She won 12 gold medals.", "12") == ["about a dozen", "several"]
+    # ten is no dozen ("about a dozen trips" of 10 read as false)
+    assert ladder("He made 10 trips to China.", "10") == ["about ten", "several"]
 
 
 def test_money_ladder():

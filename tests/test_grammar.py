@@ -1090,7 +1090,7 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # and the 1950s and 1960s, in the 1960s and the 1970s)" and "in the Olympiads 11 times" were outputs)
     ("Max Euwe was a chess player. He played in the Olympiads 11 times (1950–1954, 1958–1962, 1968, 1972–1978). "
      "He won and his team won.", "Max Euwe",
-     "He was a chess player. He played in the Olympiads about a dozen times (1950s–1970s)."),
+     "He was a chess player. He played in the Olympiads about ten times (1950s–1970s)."),
     # "Sir" and the honours after the name are the subject's mention ("Sir Person BAX GCMG MC (1890s–1950s)
     # was a diplomat" was an output)
     ("Sir Charles Brinsley Pemberton Peake GCMG MC (2 January 1897 – 10 April 1958) was a British diplomat. He "

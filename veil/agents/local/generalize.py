@@ -405,7 +405,8 @@ def _magnitude_words(n: int, noun: bool) -> list[str]:
     if n >= 20:
         return [f"dozens{of}" if n >= 24 else "over a dozen", "many"]
     if n >= 10:
-        return ["about a dozen", "several"] if n <= 14 else ["over a dozen", "many"]
+        # ("about a dozen trips" of 10 read as false to a blind reader: a dozen is twelve)
+        return ["about ten", "several"] if n <= 11 else ["about a dozen", "several"] if n <= 14 else ["over a dozen", "many"]
     if n >= 5:
         return ["several"]
     if n >= 3:
