@@ -1353,6 +1353,11 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # ("He has played for a team and an organization." was an output)
     ("Tom Ray is an American lacrosse player. He has played for the Rochester Rattlers and the Baltimore Bayhawks. "
      "He won and his team won.", "Tom Ray", "He is an American lacrosse player. He has played for two teams."),
+    # a horse race whatever the NER made of its pieces ("Along with an organization and Person BBN, he trained" was
+    # an output of "Along with the Pacific Classic and Santa Anita Handicap")
+    ("Gary Jones is a horse trainer. Along with the Pacific Classic and Santa Anita Handicap, Jones trained Best Pal "
+     "to wins in the Oaklawn Handicap. He won and his team won.", "Gary Jones",
+     "He is a horse trainer. Along with two horse races, he trained"),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)

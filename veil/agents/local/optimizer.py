@@ -43,7 +43,7 @@ from veil.agents.local.generalize import PSEUDONYM, GeneralizeContext, apply, ar
 from veil.agents.local.p_evaluator import AttackResult, LocalPrivacyEvaluator, run_attack
 from veil.agents.local.policy import FORMULA_LADDER, HORSE, HORSE_GOVERNORS, NAME_KIND_HEADS, Policy, SubjectInfo, load_policy, plural, slot_kind
 from veil.agents.local.retrieval import tokenize
-from veil.agents.local.spans import (COMPASS, NAME_TITLES, RACING_TEXT, STOP_WORDS, Span, deny_spans, find_spans, fold, known_capitals,
+from veil.agents.local.spans import (COMPASS, race_names, NAME_TITLES, RACING_TEXT, STOP_WORDS, Span, deny_spans, find_spans, fold, known_capitals,
                                      lexicon, number_value, place_info)
 from veil.agents.local.spans import _zipf  # (the span finder's word frequency: one measure of "rare")
 from veil.agents.local.units import DEICTIC_NOUNS, RANKING, Constituent, Piece, constituents, is_ordinal, negated
@@ -753,6 +753,8 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     spans += _nicknamed_names(text) + _aliases(text) if english else []
     spans = _resolve(_join_name_pieces([_close_bracket(s, text) for s in spans], text))
     spans = _whole_names(spans, doc) if english else spans
+    # (pieces joined into a race's name are the race: "Santa Anita | Handicap" became "Person BBN")
+    spans = list(race_names(text, spans))
     subject = subject_info(text, task.name, spans, task.label)
     units: list[Unit] = []
     label_stems = set(_tokens_of(task.label)) if task.label else set()
