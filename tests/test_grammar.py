@@ -1358,6 +1358,11 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Gary Jones is a horse trainer. Along with the Pacific Classic and Santa Anita Handicap, Jones trained Best Pal "
      "to wins in the Oaklawn Handicap. He won and his team won.", "Gary Jones",
      "He is a horse trainer. Along with two horse races, he trained"),
+    # the subject's other name after "naturalized as" goes with its phrase ("a South American naturalized as Person
+    # AAD" was an output)
+    ("Mitsuyo Maeda (born December 18, 1878 – November 28, 1941), a Brazilian naturalized as Otávio Maeda, was a "
+     "Japanese judoka. He fought in Brazil. He won and his team won.", "Mitsuyo Maeda",
+     "He was a Japanese judoka. He fought in Brazil."),
 ])
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)

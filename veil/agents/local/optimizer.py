@@ -785,7 +785,12 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                 r"\b(?:association|collaboration|partnership|conjunction|cooperation|tandem|concert|company|league)\s+with\s+$",
                 text[max(0, s.start - 40):s.start]):
             d = dataclasses.replace(d, drop_unit=False, or_sentence=False)
-        if s.type == "PERSON" and d.replacement in _PRONOUNS and s.meta.get("role") == "pobj:as":
+        if s.type == "PERSON" and s.meta.get("role") == "pobj:as" and (d.replacement in _PRONOUNS or (
+                task.name and len(s.text.split()) >= 2 and s.text.split()[-1] == task.name.split()[-1]
+                and re.search(r"\b(?:naturali[sz]ed|known|renamed|bapti[sz]ed|billed|credited)\s+as\s+$",
+                              text[max(0, s.start - 30):s.start]))):
+            # ("a Brazilian naturalized as Otávio Maeda" of Mitsuyo Maeda: his other name, the surname
+            # his; "naturalized as Person AAD" was an output)
             # "As Voris Marker, she also worked as a sculptor": another name of hers ("As her, she"
             # was an output): the phrase goes
             d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True,

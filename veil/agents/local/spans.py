@@ -2187,7 +2187,7 @@ def race_names(text: str, spans: list[Span]) -> list[Span]:
             s = Span(s.start, end, text[s.start:end], s.type, s.score, s.evidence, s.meta)
         words = s.text.split()
         last = words[-1].lower().rstrip(".,") if words else ""
-        if s.type in ("ORG", "LOCATION", "PERSON", "NAME", "PROPER", "EVENT", "AWARD") and len(words) >= 2 \
+        if s.type in ("ORG", "LOCATION", "PERSON", "NAME", "PROPER", "EVENT", "AWARD", "PRODUCT", "WORK") and len(words) >= 2 \
                 and words[-1][:1].isupper() and (last in lexicon()["race_heads_set"] or last == "derby"):
             if horses is None:
                 horses = bool(HORSE_TEXT.search(text))
