@@ -378,6 +378,30 @@ def test_a_pointer_whose_antecedent_the_edits_took_goes_with_its_phrase(engine):
     assert plan.render() == "Lang is a German footballer. He lives in Bonn.", plan.render()
 
 
+def test_a_pseudonym_the_edits_leave_alone_becomes_its_stand_in(engine):
+    """A person named twice keeps the pseudonym that says both mentions are one person; once the
+    edits take the other mention, the one left reads as the sentence says ("She won her second
+    title over Person ASD" was an output)."""
+    from veil.agents.base import Task
+    from veil.agents.local.generalize import GeneralizeContext, PseudonymTable
+    from veil.agents.local.optimizer import Plan, analyse
+    from veil.agents.local.policy import load_policy
+
+    text = ("Ana Silva is a tennis player. She won her second title over Maria Kirilenko. "
+            "In the final of 2010, Maria Kirilenko retired hurt. She lives in Lisbon.")
+    task = Task(name="Ana Silva", label="Tennis player", original=text, doc_id="t")
+    plan = Plan(analysis=analyse(text, task, GeneralizeContext(doc_id="t", pseudonyms=PseudonymTable()), load_policy(), set()))
+    for i, u in enumerate(plan.units):
+        if u.kind == "span" and u.policy is not None:
+            plan.choice[i] = u.policy
+    engine.optimizer._lone_pseudonyms(plan)
+    assert "over Person" in plan.render(), plan.render()  # both mentions stand: the pseudonym stays
+    plan.choice[plan.analysis.sentence_unit(2)] = ""
+    engine.optimizer._lone_pseudonyms(plan)
+    assert plan.render() == "She is a tennis player. She won her second title over an opponent. She lives in Portugal.", \
+        plan.render()
+
+
 def test_deleting_a_list_end_never_joins_a_place_to_its_state():
     """"in New York City, Washington, DC, and his hometown" without its last item is no "in New
     York City, Washington and DC" (an output)."""

@@ -638,6 +638,9 @@ class Unit:
     or_sentence: bool = False  # drop_unit, and no phrase holds it: its sentence goes (never the first)
     reason: str = ""
     tokens: list[str] = field(default_factory=list)
+    # a person's stand-in ("an opponent", "someone") for when the edits leave this the pseudonym's
+    # only mention (:meth:`LocalOptimizer._lone_pseudonyms`), with its reason
+    lone: tuple[str, str] | None = None
 
     def deletes(self, other: "Unit") -> bool:
         """Deleting this unit deletes all of ``other``: one of its deleted pieces holds it (a
@@ -1536,10 +1539,15 @@ def _stand_ins(units: list[Unit], doc, ctx: GeneralizeContext) -> None:
 
     said = Counter(p for u in units if (p := pseudonym(u)))
     for k, u in enumerate(units):
-        if u.drop_unit or said[pseudonym(u)] != 1 or _named_elsewhere(u.span, ctx) \
+        if u.drop_unit or not said[pseudonym(u)] or _named_elsewhere(u.span, ctx) \
                 or (stand := _person_stand_in(u.span, doc)) is None:
             continue
         s, repl, why = stand
+        if said[pseudonym(u)] > 1:
+            # named again: the pseudonym says it is one person, unless the edits leave one mention
+            if repl and (s.start, s.end) == (u.start, u.end):
+                units[k] = dataclasses.replace(u, lone=(repl, why))
+            continue
         if repl is None:  # (the pseudonym only where the sentence cannot go: the text's first)
             u.drop_unit, u.or_sentence, u.reason = True, True, why
             continue
@@ -3292,6 +3300,24 @@ class LocalOptimizer(Optimizer):
                 seen.setdefault(r, set()).update(ws)
 
     @staticmethod
+    def _lone_pseudonyms(plan: Plan) -> None:
+        """A person the text names more than once, whose other mentions the edits took, becomes
+        the stand-in the sentence gives them (:func:`_person_stand_in`): one mention needs no name
+        to refer back to ("She won her second title over Person ASD" was an output, the final's
+        sentence gone). Never one another record names (the batch's pseudonym stays)."""
+        lone = [i for i, u in enumerate(plan.units) if u.lone is not None and u.policy
+                and plan.choice.get(i) == u.policy and plan.covering(i) is None]
+        if not lone:
+            return
+        text = plan.render()
+        for i in lone:
+            u = plan.units[i]
+            name = re.sub(r"['’]s?$", "", u.policy)
+            if len(re.findall(rf"\b{re.escape(name)}\b", text)) == 1 and plan.try_choose(i, u.lone[0], u.lone[1]):
+                plan.floor[i] = u.lone[0]
+                text = plan.render()
+
+    @staticmethod
     def _drop_repeated_periods(plan: Plan) -> None:
         """A period a sentence before already said, in a phrase that says nothing else ("In the
         2010s, he was selected. He passed command in the 2010s. In the 2010s, he set the record",
@@ -3515,6 +3541,7 @@ class LocalOptimizer(Optimizer):
             self._drop_dangling(plan, task)
             self._drop_stale_adverbs(plan)
             self._drop_repeated_periods(plan)
+            self._lone_pseudonyms(plan)
             if mode == "utility":
                 plan.restored = self.restore(plan, task, batch)
                 # what came back may point at what stays deleted ("He played only one other match for
