@@ -481,8 +481,6 @@ def _list_lost_its_and(rendered: str, original: str) -> bool:
         words = [w.strip() for w in m.group(0).split(",")]
         if all(w in listed for w in words) and not re.search(re.escape(m.group(0)) + r"(?![\w-]|,| and\b| or\b)", original):
             return True
-    if _lost_list_tail(rendered, original) is not None:
-        return True
     for m in _TWO_WITH_COMMA.finditer(rendered):
         # "He was a table tennis player, and author." (of "player, coach, and author"): two items
         # left with the comma of a longer list
@@ -497,9 +495,10 @@ _TWO_WITH_COMMA = re.compile(r"(?<!, )\b([A-Za-z][\w-]*), (?:and|or) ((?:[A-Za-z
 
 
 # a sentence that ends on two short items of a list, a comma between them: "a counsellor, stand-up comic."
-# (common nouns: "moved to Paris, France." is a place and its country)
-_PHRASE_WORDS = frozenset("a an the in of at to for on with by from as into and or born".split())  # (no list of nouns)
-_LIST_TAIL = re.compile(r"\b[a-z][a-z-]*, (?:[a-z-]+ ){0,2}[a-z-]+\.$")
+# (a role list after a copula only: "moved to Paris, France.", "played for the club, his hometown team." and
+# "retired, aged sixty." are no such list)
+_PHRASE_WORDS = frozenset("a an the in of at to for on with by from as into and or born his her their its cum".split())  # (no list of nouns)
+_LIST_TAIL = re.compile(r"\b(?:is|was|are|were|became|becomes|remains|remained) an? [a-z][a-z-]*, (?:[a-z-]+ ){0,2}[a-z-]+\.$")
 
 
 def _lost_list_tail(rendered: str, original: str) -> re.Match | None:
@@ -508,7 +507,8 @@ def _lost_list_tail(rendered: str, original: str) -> re.Match | None:
     comic, the author of X, and the founder of Y", a list whose parse made the first item a
     modifier of the second, so that its units could not give the "and" back)."""
     m = _LIST_TAIL.search(rendered)
-    if m is not None and not _PHRASE_WORDS & set(m.group(0)[:-1].replace(",", "").split()) \
+    tail = m.group(0)[:-1].split(", ", 1)[-1].split() if m is not None else []
+    if m is not None and not _PHRASE_WORDS & set(tail) and not any(w.endswith("ly") for w in tail) \
             and re.search(re.escape(m.group(0)[:-1]) + r",[^.;]{0,200}?,? (?:and|or) ", original):
         return m
     return None
@@ -757,7 +757,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     spans = _resolve(_join_name_pieces([_close_bracket(s, text) for s in spans], text))
     spans = _whole_names(spans, doc) if english else spans
     # (pieces joined into a race's name are the race: "Santa Anita | Handicap" became "Person BBN")
-    spans = list(race_names(text, spans))
+    spans = _resolve(list(race_names(text, spans)))
     subject = subject_info(text, task.name, spans, task.label)
     units: list[Unit] = []
     label_stems = set(_tokens_of(task.label)) if task.label else set()
@@ -796,8 +796,10 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # his; "naturalized as Person AAD" was an output)
             # "As Voris Marker, she also worked as a sculptor": another name of hers ("As her, she"
             # was an output): the phrase goes
-            d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True,
-                                    reason="the subject's other name after 'as': its phrase goes")
+            # (a pseudonym stays the fallback where no phrase can go: never the name as written, as
+            # "naturalized as Otávio Maeda" was in a first sentence)
+            d = dataclasses.replace(d, replacement=None if d.replacement in _PRONOUNS else d.replacement, ladder=(),
+                                    drop_unit=True, reason="the subject's other name after 'as': its phrase goes")
         if s.type == "PERSON" and d.replacement and PSEUDONYM.fullmatch(d.replacement) \
                 and (before := _role_before(s, doc)) is not None:
             # "Son of photographer Glen Fishback" -> "Son of a photographer", "his brother Tony Millon" -> "his
@@ -1022,7 +1024,11 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             label_stems & set(_tokens_of(text[slice(*sents[k])])) for k in range(len(sents)) if k != si)
         units.append(Unit("span", s.start, s.end, si, s.text, span=s, options=[d.replacement] if d.replacement else [],
                           policy=d.replacement, drop_unit=d.drop_unit,
-                          or_sentence=d.or_sentence and not said_label, reason=d.reason,
+                          # (a name of no known kind with no stand-in takes its sentence where no phrase
+                          # of it can go: "costume designer for Torchwood" stayed as written)
+                          or_sentence=(d.or_sentence or (d.drop_unit and not d.replacement and s.type in _NOT_A_NAME_TYPES
+                                                         and s.type != "TITLE"))
+                          and not said_label, reason=d.reason,
                           tokens=list(_tokens_of(s.text))))
     pointers = [(sentence_of(t.idx), t.idx, t.head.idx + len(t.head.text), t.head.lower_)
                 for t in doc if t.dep_ == "det" and t.lower_ in _DEMONSTRATIVES and t.head.pos_ == "NOUN"
@@ -1057,7 +1063,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     # "played only one other match for the club": other than the one the text told of before
     pointers += [(sentence_of(t.idx), t.nbor(-1).idx, t.head.idx + len(t.head.text), t.head.lower_) for t in doc
                  if t.lower_ == "other" and t.dep_ == "amod" and t.head.pos_ == "NOUN" and t.head.i > t.i
-                 and t.i > 0 and t.nbor(-1).lower_ in ("one", "the", "no", "only")] if english else []
+                 and t.i > 0 and t.nbor(-1).lower_ == "one"] if english else []  # ("the other side", "no other choice": none)
     # ("achieving a medal for the latter two": the latter of what the sentence named before)
     introductions = _introductions(doc, pointers) if english else {}
     analysis = Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare, pointers=pointers,
@@ -1529,7 +1535,8 @@ def _about_the_subject(verb, kin: bool = False) -> bool:
 
 def _stand_ins(units: list[Unit], doc, ctx: GeneralizeContext) -> None:
     """A person the text names once (and no other document of the batch names), with no role noun
-    before the name, becomes what the sentence says of them (:func:`_person_stand_in`): "meet Person
+    before the name, becomes what the sentence says of them (one named more often keeps it in
+    ``Unit.lone``, for :meth:`LocalOptimizer._lone_pseudonyms`) (:func:`_person_stand_in`): "meet Person
     FY, the German ambassador" -> "meet the German ambassador", "defeated Person ZF" -> "defeated an
     opponent", "a chef for someone". "Person AJE" read as a form no one filled in (blind reads), and
     one mention needs no name to refer back to. In place, after every span's decision."""
@@ -2904,10 +2911,9 @@ class LocalOptimizer(Optimizer):
                 if holder is not None and holder not in plan.choice \
                         and plan.try_choose(holder, "", u.reason + "; its phrase is removed"):
                     return
-            if u.span is not None and (u.or_sentence or u.span.meta.get("venue") or u.policy is None) \
+            if u.span is not None and (u.or_sentence or u.span.meta.get("venue")) \
                     and self._drop_sentence(plan, i, "no phrase of it reads once removed"):
-                return  # rather than a pseudonym inventing a person ("Person EM (Italy)" for a gallery),
-                # or the name staying as written ("costume designer for Torchwood" has no phrase to lose)
+                return  # rather than a pseudonym inventing a person ("Person EM (Italy)" for a gallery)
         if plan.covering(i) is not None or u.policy is None or plan.try_choose(i, u.policy, u.reason):
             return
         # the policy's rung does not fit the sentence: the next rungs; a direct identifier
@@ -3363,8 +3369,7 @@ class LocalOptimizer(Optimizer):
         said, which must still stand."""
         analysis = plan.analysis
         found = re.compile(rf"\b{re.escape(noun.rstrip('s'))}", re.I)
-        head = re.compile(rf"{re.escape(noun.rstrip('s'))}(?:e?s)?", re.I)
-        if any(head.fullmatch(plan.choice[j].split()[-1].strip(".,;:'’")) for x in range(si + 1)
+        if any(_singular(plan.choice[j].split()[-1]) == _singular(noun) for x in range(si + 1)
                for j in analysis.by_sentence(x)
                if plan.choice.get(j) and plan.units[j].end <= start and plan.covering(j) is None):
             return True  # (a stand-in a deletion took, its sentence's too, says nothing any more)
@@ -3541,7 +3546,6 @@ class LocalOptimizer(Optimizer):
             self._drop_dangling(plan, task)
             self._drop_stale_adverbs(plan)
             self._drop_repeated_periods(plan)
-            self._lone_pseudonyms(plan)
             if mode == "utility":
                 plan.restored = self.restore(plan, task, batch)
                 # what came back may point at what stays deleted ("He played only one other match for
@@ -3550,6 +3554,7 @@ class LocalOptimizer(Optimizer):
                 self._drop_orphans(plan, task)
                 self._drop_dangling(plan, task)
                 plan.restored = [i for i in plan.restored if plan.choice.get(i) == restored[i]]
+            self._lone_pseudonyms(plan)  # (after what utility mode brings back: another mention may be among it)
             self._another_across(plan)
             plans[key] = plan
         plan = plans[key]
@@ -3571,6 +3576,13 @@ class LocalOptimizer(Optimizer):
         if new.strip() == text.strip():
             return OptimizerResult(text=text, edits=[], rationale=f"no further {mode} edit helps")
         return OptimizerResult(text=new, edits=edits, rationale=f"{len(edits)} edits in {mode} mode")
+
+
+def _singular(word: str) -> str:
+    """A noun as a stand-in's last word and a pointer's noun are compared: no possessive, no plural
+    ("teams'", "companies", "classes" -> "team", "company", "clas")."""
+    w = re.sub(r"['’]s?$", "", word.strip(".,;:!?\"“”").lower())
+    return re.sub(r"ies$", "y", w).rstrip("s")
 
 
 def _named_for(s: Span, known: list[Span]) -> bool:

@@ -623,7 +623,10 @@ _NUMBERED_CONGRESS = re.compile(rf"\b(?:the\s+)?{_ORDINAL}(?:(?:\s*,\s*|\s+and\s
                                 rf"(?:\s+and\s+(?:to\s+)?the\s+(?:[a-z]+(?:-[a-z]+)?\s+)?succeeding)?"
                                 rf"\s+(?:United\s+States\s+)?[Cc]ongress(?:es)?\b")
 # a numbered seat: "the 16th Congressional District", "the Eighth District"
-_NUMBERED_DISTRICT = re.compile(rf"\b(?P<the>[Tt]he\s+)?{_ORDINAL}\s+(?P<c>[Cc]ongressional\s+)?[Dd]istrict\b")
+# (a capital "District" or "congressional": "the first district in the state to ban smoking" is none; nor is
+# a court's: "the Fifth District Court of Appeal")
+_NUMBERED_DISTRICT = re.compile(rf"\b(?P<the>[Tt]he\s+)?{_ORDINAL}\s+(?:(?P<c>[Cc]ongressional\s+)[Dd]istrict|District)\b"
+                                r"(?!\s+(?:[Cc]ourt|[Aa]ttorney|[Jj]udge))")
 # a statistic with decimals ("an earned run average of 3.28", "averaged 16.3 points"): a career's
 # exact figure; "over 3" is true of it
 _DECIMAL_STAT = re.compile(r"\b(?:of|averaged|averaging|average) (?P<n>\d{1,3}\.\d{1,3})(?![\d.%])(?!\s*(?:%|percent))"
@@ -2177,10 +2180,9 @@ def race_names(text: str, spans: list[Span]) -> list[Span]:
     horses = None
     out = []
     for s in spans:
-        head = re.match(r" ([A-Z][a-z]+)\b", text[s.end:s.end + 12])
+        head = re.match(r" ([A-Z][a-z]+)\b(?! (?:Show|Tour|Series)\b)", text[s.end:s.end + 12])
         if head and (head.group(1).lower() in lexicon()["race_heads_set"] or head.group(1) == "Derby") \
-                and s.type in ("ORG", "LOCATION", "PERSON", "NAME", "PROPER") \
-                and (horses := bool(HORSE_TEXT.search(text)) if horses is None else horses):
+                and s.type in ("ORG", "LOCATION", "PERSON", "NAME", "PROPER") and RACING_TEXT.search(text):
             # the NER stopped before the race's last word: "Santa Anita | Handicap" ("a horse race and
             # Handicap" was an output, the place read as a city)
             end = s.end + head.end()
@@ -2191,7 +2193,9 @@ def race_names(text: str, spans: list[Span]) -> list[Span]:
                 and words[-1][:1].isupper() and (last in lexicon()["race_heads_set"] or last == "derby"):
             if horses is None:
                 horses = bool(HORSE_TEXT.search(text))
-            if horses:
+            # (a "Classic" only in a text about racing: "the Hampton Classic" is a horse show, "the World
+            # Poker Classic" a card game in a text that says "high stakes")
+            if horses and (last != "classic" or RACING_TEXT.search(text)) and not re.search(r"\bShow\b", s.text):
                 out.append(Span(s.start, s.end, s.text, "EVENT", s.score, s.evidence + "+race",
                                 {"ladder": ["a horse race", "a race"]}))
                 continue
