@@ -492,3 +492,16 @@ def test_a_given_name_in_apposition_to_a_relative_is_a_person():
     for text in ("His father, Rev. John Smith, was a minister.", "He had a son and a daughter, Anna and Maria.",
                  "After the death of her husband, Florence and her children moved."):
         assert not any(s.evidence == "shape:kin_apposition" for s in find_spans(text)), text
+
+
+def test_a_countrys_own_rank_is_a_claim_and_a_rank_in_words_is_a_rank():
+    """"the current Greek No. 1" and "the world number one junior" stayed as written: a country's
+    own rank has no band of the world's that is true of it (its phrase goes); a rank in words is a
+    rank."""
+    from veil.agents.local.spans import find_spans
+
+    spans = {s.text: s for s in find_spans("He is a tennis player and the current Greek No. 1. He is the current "
+                                           "world number one junior tennis player. He won the World No. 3 title.")}
+    assert spans["Greek No. 1"].type == "CLAIM"
+    assert spans["world number one"].meta["value"] == 1
+    assert "World No. 3" in spans and spans["World No. 3"].type == "NUMBER"

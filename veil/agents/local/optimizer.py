@@ -1024,11 +1024,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             label_stems & set(_tokens_of(text[slice(*sents[k])])) for k in range(len(sents)) if k != si)
         units.append(Unit("span", s.start, s.end, si, s.text, span=s, options=[d.replacement] if d.replacement else [],
                           policy=d.replacement, drop_unit=d.drop_unit,
-                          # (a name of no known kind with no stand-in takes its sentence where no phrase
-                          # of it can go: "costume designer for Torchwood" stayed as written)
-                          or_sentence=(d.or_sentence or (d.drop_unit and not d.replacement and s.type in _NOT_A_NAME_TYPES
-                                                         and s.type != "TITLE"))
-                          and not said_label, reason=d.reason,
+                          or_sentence=d.or_sentence and not said_label, reason=d.reason,
                           tokens=list(_tokens_of(s.text))))
     pointers = [(sentence_of(t.idx), t.idx, t.head.idx + len(t.head.text), t.head.lower_)
                 for t in doc if t.dep_ == "det" and t.lower_ in _DEMONSTRATIVES and t.head.pos_ == "NOUN"
@@ -2911,9 +2907,12 @@ class LocalOptimizer(Optimizer):
                 if holder is not None and holder not in plan.choice \
                         and plan.try_choose(holder, "", u.reason + "; its phrase is removed"):
                     return
-            if u.span is not None and (u.or_sentence or u.span.meta.get("venue")) \
+            if u.span is not None and (u.or_sentence or u.span.meta.get("venue") or (
+                    u.policy is None and u.span.type in ("LOCATION", "PRODUCT", "WORK"))) \
                     and self._drop_sentence(plan, i, "no phrase of it reads once removed"):
-                return  # rather than a pseudonym inventing a person ("Person EM (Italy)" for a gallery)
+                return  # rather than a pseudonym inventing a person ("Person EM (Italy)" for a gallery),
+                # or a place or a work of no known kind staying as written ("costume designer for
+                # Torchwood" had no phrase to lose)
         if plan.covering(i) is not None or u.policy is None or plan.try_choose(i, u.policy, u.reason):
             return
         # the policy's rung does not fit the sentence: the next rungs; a direct identifier

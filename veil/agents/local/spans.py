@@ -575,7 +575,11 @@ def _date_meta(text: str, start: int) -> dict:
 
 
 _FORMER_BEFORE = re.compile(r"\b(?:former|ex-)\s*(?:[a-z-]+\s+){0,2}\Z")
-_RANK = re.compile(r"\b(?:[Ww]orld|WTA|ATP|FIDE)\s+(?:No\.|[Nn]umber)\s?(\d{1,3})\b")
+_RANK_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+# ("the world number one junior tennis player" stayed as written)
+_RANK = re.compile(rf"\b(?:[Ww]orld|WTA|ATP|FIDE)\s+(?:No\.|[Nn]umber)\s?(\d{{1,3}}|{'|'.join(_RANK_WORDS)})\b")
+# a country's own ranking ("the current Greek No. 1" stayed as written; no band of the world's is true of it)
+_NATIONAL_RANK = re.compile(r"\b(?!World\b)[A-Z][a-z]+\s+No\.\s?\d{1,3}\b")
 _ORDINAL_WORDS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
                   "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
 # "ranked sixth in the world", "ranked as high as 12th in the world"
@@ -723,8 +727,10 @@ def _regex_spans(text: str) -> list[Span]:
         if re.match(r"\s+[A-Z]", text[m.end():m.end() + 3]):
             continue  # before a name, the pronoun that replaces the name takes it: "The 6'4\" (1.93 m) Guerin played"
         add(Span(m.start(), m.end(), m.group(0), "CLAIM", 0.9, "regex:measure", {}))
+    for m in _NATIONAL_RANK.finditer(text):
+        add(Span(m.start(), m.end(), m.group(0), "CLAIM", 0.95, "regex:national_rank", {}))
     for m in _RANK.finditer(text):  # "World No. 9": a rank, to a band of ranks
-        n = int(m.group(1))
+        n = int(m.group(1)) if m.group(1).isdigit() else _RANK_WORDS.index(m.group(1)) + 1
         if _FORMER_BEFORE.search(text, max(0, m.start() - 40), m.start()):
             # a rank held once: a band is false while one still holds a rank in it ("a former doubles
             # top ten in the world" was an output of a world No. 3): its phrase goes
@@ -736,7 +742,7 @@ def _regex_spans(text: str) -> list[Span]:
         named = re.match(r"\s+[A-Z][^\W\d_]", text[m.end():m.end() + 3])
         # before the noun it ranks it modifies it: "the world No. 3 doubles player" -> "the world
         # top-ten doubles player" ("the current top ten in the world doubles player" was an output)
-        modifies = re.match(r"\s+(?:doubles|singles|player|seed|golfer|ranked)\b", text[m.end():m.end() + 12])
+        modifies = re.match(r"\s+(?:doubles|singles|player|seed|golfer|ranked|junior)\b", text[m.end():m.end() + 12])
         rung = f"world {band.replace(' ', '-')}" + (" player" if named else "") if band and (named or modifies) \
             else f"{band} in the world" if band else None
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:rank",
