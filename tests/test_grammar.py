@@ -2281,21 +2281,23 @@ def test_a_sentence_that_points_back_at_a_deleted_one_goes_with_it(engine):
     opt._drop_orphans(plan, task)
     out = plan.render()
     assert "Both" not in out and "same year" not in out and "She played in" in out, out
+
+    def without_sentence_1(text, doc_id, name, label):
+        """The text once its second sentence is deleted and the orphans it leaves go."""
+        task, plan, by_sentence = planned(text, doc_id, name, label)
+        plan.choice[by_sentence[1]] = ""
+        opt._drop_orphans(plan, task)
+        return plan.render()
+
     # "Ten years later, he commanded ..." after the flight's sentence went (an output): later than nothing
-    text = ("Alan Shepard was an American astronaut. In 1961 he became the second person to fly in space. Ten years "
-            "later, he commanded the Apollo 14 mission. He retired in 1974.")
-    task, plan, by_sentence = planned(text, "d4", "Alan Shepard", "Astronaut")
-    plan.choice[by_sentence[1]] = ""
-    opt._drop_orphans(plan, task)
-    out = plan.render()
+    out = without_sentence_1("Alan Shepard was an American astronaut. In 1961 he became the second person to fly in "
+                             "space. Ten years later, he commanded the Apollo 14 mission. He retired in 1974.",
+                             "d4", "Alan Shepard", "Astronaut")
     assert "years later" not in out and "He retired in" in out, out
     # "Stewart agrees, saying ..." agrees with what the sentence before said ("He agrees, saying" was an output)
-    text = ("Jon Stewart is an American comedian. Critics say Stewart benefits from a double standard. Stewart agrees, "
-            "saying that his show is satire. He hosted the Academy Awards.")
-    task, plan, by_sentence = planned(text, "d5", "Jon Stewart", "Comedian")
-    plan.choice[by_sentence[1]] = ""
-    opt._drop_orphans(plan, task)
-    out = plan.render()
+    out = without_sentence_1("Jon Stewart is an American comedian. Critics say Stewart benefits from a double "
+                             "standard. Stewart agrees, saying that his show is satire. He hosted the Academy Awards.",
+                             "d5", "Jon Stewart", "Comedian")
     assert "agrees" not in out and "He hosted" in out, out
 
 

@@ -501,24 +501,18 @@ _PHRASE_WORDS = frozenset("a an the in of at to for on with by from as into and 
 _LIST_TAIL = re.compile(r"\b(?:is|was|are|were|became|becomes|remains|remained) an? [a-z][a-z-]*, (?:[a-z-]+ ){0,2}[a-z-]+\.$")
 
 
-def _lost_list_tail(rendered: str, original: str) -> re.Match | None:
-    """The two short items a sentence ends on, a comma between them, that stood in a longer list
-    with an "and" in the original: "He is a counsellor, stand-up comic." (of "a counsellor, stand-up
-    comic, the author of X, and the founder of Y", a list whose parse made the first item a
-    modifier of the second, so that its units could not give the "and" back)."""
-    m = _LIST_TAIL.search(rendered)
-    tail = m.group(0)[:-1].split(", ", 1)[-1].split() if m is not None else []
-    if m is not None and not _PHRASE_WORDS & set(tail) and not any(w.endswith("ly") for w in tail) \
-            and re.search(re.escape(m.group(0)[:-1]) + r",[^.;]{0,200}?,? (?:and|or) ", original):
-        return m
-    return None
-
-
 def _list_with_its_and(rendered: str, original: str) -> str:
-    """The "and" of a list the edits cut to its first two items (:func:`_lost_list_tail`) back in
-    place of their comma: "He is a counsellor and stand-up comic." """
-    m = _lost_list_tail(rendered, original)
+    """The "and" back in place of the comma of a list the edits cut to its first two short items,
+    where the original list had one: "He is a counsellor, stand-up comic." -> "He is a counsellor
+    and stand-up comic." (of "a counsellor, stand-up comic, the author of X, and the founder of Y", a
+    list whose parse made the first item a modifier of the second, so that no unit could give the
+    "and" back)."""
+    m = _LIST_TAIL.search(rendered)
     if m is None:
+        return rendered
+    tail = m.group(0)[:-1].split(", ", 1)[-1].split()
+    if _PHRASE_WORDS & set(tail) or any(w.endswith("ly") for w in tail) \
+            or not re.search(re.escape(m.group(0)[:-1]) + r",[^.;]{0,200}?,? (?:and|or) ", original):
         return rendered
     return rendered[:m.start()] + m.group(0).replace(", ", " and ", 1) + rendered[m.end():]
 
