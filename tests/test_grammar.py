@@ -256,6 +256,19 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # a quantifier's clause ("including several." was an output)
     ("He designed forty aircraft, including several honored with the Collier Trophy, acquiring a reputation.",
      "honored with the Collier Trophy"),
+    # a modifier after a superlative narrows the set ("one of the best road cyclists" of "the best French road
+    # cyclists" claimed more)
+    ("He was one of the best French road cyclists of his era.", "French"),
+    ("He was one of the best French road cyclists of his era.", "road"),
+    # the first word of a noun written as two ("He was a servant." of "a civil servant" was an output)
+    ("He was a Canadian civil servant and diplomat.", "civil"),
+    ("He began his career as a hot walker.", "hot"),
+    # an exception is what its clause says ("missing out." of "missing out only in 1998")
+    ("He represented Slovakia from 1980 onwards, missing out only in 1998.", "only in 1998"),
+    # the first of phrases the parse hung on the verb one by one ("worked his way, to an assistant trainer" was
+    # an output)
+    ("He began as a hot walker and worked his way up to a groom, to an assistant trainer, and to a trainer.",
+     "up to a groom"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
     flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]
@@ -787,6 +800,11 @@ def test_what_is_named_after_the_person_goes_with_its_sentence(engine):
     # a statistic's decimals ("an earned run average of 3.28" stayed exact)
     ("He finished with an earned run average of 3.28 in his career.", "He finished with an earned run average of over 3 in his career."),
     ("He averaged 16.3 career points.", "He averaged over 16 career points."),
+    # a time an exception or a duration names is no wider time ("missing out only in the 1990s", "joining the
+    # team for the late 20th century" were outputs): its phrase goes, here its sentence
+    ("He joined the Osella team for 1990 and 1991.", ""),
+    ("He played at the Olympiad every time except in 1998.", ""),
+    ("In 1995 he won the race for the third time.", "In the 1990s he won the race for the third time."),
 ])
 def test_kinds_sessions_and_statistics_are_generalized(engine, text, expected):
     out = anonymize(engine, f"Suvir Saran is a politician. {text} He wrote books.", name="Suvir Saran")
@@ -2299,6 +2317,20 @@ def test_a_sentence_that_points_back_at_a_deleted_one_goes_with_it(engine):
                              "standard. Stewart agrees, saying that his show is satire. He hosted the Academy Awards.",
                              "d5", "Jon Stewart", "Comedian")
     assert "agrees" not in out and "He hosted" in out, out
+    # "She returned to a country in Europe." and "He was discharged in the 1910s." after the sentence that took
+    # them away went (outputs): back from, or out of, nothing
+    out = without_sentence_1("Lucila Pascua is a Spanish basketball center. In 2013 she signed with a club in "
+                             "Zagreb. She returned to Spain in 2014. She won the league.", "d6", "Lucila Pascua", "Basketball player")
+    assert "returned" not in out and "She won the league" in out, out
+    out = without_sentence_1("Charles Peake was a British diplomat. He served in the Leicestershire Regiment during "
+                             "the war. He was discharged in 1918. He joined the Diplomatic Service in 1922.",
+                             "d7", "Charles Peake", "Diplomat")
+    assert "discharged" not in out and "Diplomatic Service" in out, out
+    # (where the sentence before stays, so does the return)
+    task, plan, by_sentence = planned("Lucila Pascua is a Spanish basketball center. In 2013 she signed with a club "
+                                      "in Zagreb. She returned to Spain in 2014.", "d8", "Lucila Pascua", "Basketball player")
+    opt._drop_orphans(plan, task)
+    assert by_sentence[2] not in plan.choice, plan.render()
 
 
 def test_a_town_a_footballer_signs_for_is_its_team():

@@ -242,12 +242,22 @@ _ORPHAN = re.compile(r"(?:Other|Another|In doing so|By doing so|Since then|The f
                      r"(?:[A-Z][a-z]+|\d+|A few|A couple of) (?:years?|months?|decades?|weeks?|days?) "
                      r"(?:later|after|afterwards|earlier|before)|Shortly (?:after|afterwards|thereafter)|"
                      r"Soon (?:after|afterwards|thereafter)|"
+                     # "She returned to a country in Europe.", "He was discharged in the 1910s.": back from, or out
+                     # of, what the sentence before told (outputs whose sentence before had gone)
+                     r"(?:He|She|They|I|We)(?: later| then| eventually| subsequently| soon| finally)? "
+                     r"(?:returned|came back|moved back|went back|was discharged|were discharged|was demobili[sz]ed)|"
+                     r"(?:On|Upon|After) (?:his|her|their|my|our) return|"
                      # "Stewart agrees, saying ...": with what the sentence before said ("He agrees" was left)
                      r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? (?:agrees|agreed|disagrees|disagreed|concedes|conceded|"
                      r"replied|replies|responded|responds|countered|counters)(?= *[,.]))\b")
 # a place that a claim ranges over: widening it widens the claim
 _ALL_OVER = re.compile(r"(?:\ball\s+(?:around|over|across|through)|\bacross|\bthroughout|\bevery\b[^.,;]{0,40}?\bin)"
                        r"\s+(?:the\s+)?$", re.I)
+# a time that an exception or a duration names ("missing out only in 1998", "every year except 1990",
+# "joined the team for 1990 and 1991"): a wider one makes the claim bigger
+_EXCEPT_TIME = re.compile(r"\b(?:only|except(?:\s+for)?|excepting|apart\s+from|save\s+for|other\s+than)"
+                          r"\s+(?:(?:in|during|for|on|the)\s+)*$", re.I)
+_FOR_TIME = re.compile(r"\bfor\s+$")
 _FRONTED_PERIOD = re.compile(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})(,?\s+)"
                              r"(He|She|They|We|It|His|Her|Their|he|she|they|we|I|it|his|her|their)\b")
 
@@ -918,6 +928,16 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             if d.replacement is not None:  # (where the policy keeps it, it stays: the attacker may take its phrase)
                 d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True,
                                         reason=f"{s.type.lower()} a claim ranges over: a wider one is false, its phrase goes")
+        if s.type in ("DATE", "YEAR") and (_EXCEPT_TIME.search(text, max(0, s.start - 40), s.start) or (
+                _FOR_TIME.search(text, max(0, s.start - 12), s.start) and not _TIME_NOUN_AFTER.match(text, s.end))):
+            # "missing out only in 1998" -> "only in the 1990s" reads as the whole decade; "joining the team
+            # for 1990 and 1991" -> "for the late 20th century" says a duration: a wider time is a wider
+            # claim, so the phrase goes
+            options = []
+            if d.replacement is not None:
+                d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True, or_sentence=True,
+                                        reason="a time an exception or a duration names: a wider one is false, its "
+                                               "phrase goes (its sentence where no phrase holds it)")
         if s.type == "LOCATION" and s.meta.get("role") in ("locative", "born_place", "moved"):
             # "He served in a place" says nothing a reader wants: the phrase goes instead
             options = [o for o in options if o != "a place" or o == d.replacement]

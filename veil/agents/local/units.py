@@ -74,11 +74,14 @@ _DEFINITE_DETS = frozenset("the this that these those his her its their my our y
 # what else may follow a verb so that it still says something once a prepositional phrase goes
 _COMPLEMENTS = frozenset({"prep", "dobj", "advmod", "npadvmod", "attr", "prt", "xcomp", "ccomp", "acomp", "oprd", "dative",
                           "agent", "advcl"})
-# modifiers whose loss makes the rest false ("former", "backup", "minor planet", "female candidate")
+# modifiers whose loss makes the rest false ("former", "backup", "minor planet", "female candidate"), and
+# the first word of a noun English writes as two ("civil servant", "hot walker", "tight end", "prime
+# minister": "He was a servant." was an output)
 KEEP_MODIFIERS = frozenset("""former ex late backup interim acting honorary assistant deputy vice co associate
 alleged would unsuccessful failed minor junior senior retired emeritus female male non first second third
 fourth fifth sixth seventh eighth ninth tenth last only later earlier early final previous next subsequent
-posthumous different other same own separate""".split())  # ("his later years" -> "his years" was an output;
+posthumous different other same own separate
+civil hot public private free real tight wide defensive offensive secret prime general foreign small high long""".split())  # ("his later years" -> "his years" was an output;
 # "edges of different colors" -> "edges of colors")
 # nouns that say nothing without the modifier that says which kind ("agricultural pursuits")
 EMPTY_WITHOUT_MODIFIER = frozenset("""pursuits pursuit activities activity affairs matters interests things issues
@@ -236,6 +239,15 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "prep" and tok.lower_ == "than":
         return None  # a comparison's other side: "purports to be anything other than satire and comedy" ->
         # "anything other." was an output
+    if dep == "prep" and any(c.dep_ == "advmod" and c.lower_ in ("only", "except", "solely", "exclusively")
+                             for c in tok.children) or tok.lower_ in ("except", "excepting", "barring", "save"):
+        return None  # an exception or a restriction is what the clause asserts: "missing out only in 1998" ->
+        # "missing out." and "every time except in 1998" -> "every time" are false
+    if dep == "prep" and right.i + 2 < sent.end and tok.doc[right.i + 1].text == "," and (
+            (n := tok.doc[right.i + 2]).dep_ == "prep" and (n.head.i == tok.head.i or n.lower_ == tok.lower_)):
+        return None  # the first of a list of phrases the parse hung on the verb one by one: "worked his way up
+        # to a groom, to an assistant trainer, and to a trainer" -> "worked his way, to an assistant trainer"
+        # was an output
     if dep == "prep" and left.i == right.i == tok.i:
         return None  # a preposition alone is a verb's particle: "were called upon during" ("were called during"
         # was an output)
@@ -346,9 +358,13 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # "He engaged in agricultural pursuits" -> "He engaged in pursuits." says nothing
     if dep == "amod" and tok.lower_.split("-")[0] in KEEP_MODIFIERS:
         return None  # "the former head coach" -> "the head coach" is false
-    if dep == "amod" and any(c.i < tok.i and (c.lower_ in RANKING or is_ordinal(c))
-                             for c in tok.head.children):
-        return None  # "the third most conservative member" -> "the third member" is false
+    if dep in ("amod", "compound") and tok.i < tok.head.i and any(
+            c.i < tok.i and (c.lower_ in RANKING or is_ordinal(c) or c.tag_ == "JJS"
+                             or (c.dep_ == "amod" and any(g.tag_ == "RBS" for g in c.children)))
+            for c in tok.head.children):
+        return None  # "the third most conservative member" -> "the third member" is false; "one of the best
+        # French road cyclists" -> "one of the best road cyclists" (an output) claims more: a modifier after a
+        # rank or a superlative narrows the set it ranges over
     if dep in ("advcl", "acl", "relcl") and tok.i > tok.head.i and left.i > 0 and (n := tok.doc[left.i - 1]).pos_ == "NOUN" \
             and any(c.tag_ in ("JJS", "RBS") or c.lower_ in RANKING or is_ordinal(c)
                     or (c.lower_ == "few" and any(d.lower_ == "the" for d in n.children)) for c in n.children if c.i < n.i):
