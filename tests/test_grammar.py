@@ -516,6 +516,11 @@ def test_parse_check(sentence, ok):
 def test_a_verb_that_stood_alone_may_stay_alone():
     """"He participated." after a deletion is broken; "he retired." as written is not."""
     assert nlp.check_text("He participated.", "Person A participated in seven Grands Prix.")
+    # nor a verb whose phrases went and left only a clause after a comma ("He played, posting an even record"
+    # of "He played in 15 games his rookie year, posting ...")
+    assert nlp.check_text("He played, posting an even record.",
+                          "He played in 15 games his rookie year, posting a 2-2 record.")
+    assert not nlp.check_text("He retired, citing an injury.", "He retired, citing a knee injury in 1990.")
     assert not nlp.check_text("After the Olympics, he retired.", "After the Olympics, Person A retired.")
     assert sentence_ok("After the Olympics, he retired.", True, (0, 0, 0), True)[0]
     assert not sentence_ok("He participated.", True, (0, 0, 0), False)[0]
@@ -819,6 +824,14 @@ def test_a_sentence_the_edits_leave_nearly_empty_goes_whole(engine):
             "engine Ramjet. He retired.")
     out = anonymize(engine, text, name="Jim Smith")
     assert out == "He is an engineer. He retired.", out
+    # a verb and stand-ins that only name a kind ("He won a competition.", "He was drafted by a sports team."
+    # were outputs); a stand-in with a place or a period says something
+    text = ("Jim Smith is a chess player. He won the Biel Grandmaster Tournament of the Latvian Chess Federation. He "
+            "was drafted by the St. Louis Cardinals of Major League Baseball. He was born in Sacramento in 1942. He "
+            "wrote books.")
+    out = anonymize(engine, text, name="Jim Smith")
+    assert "won a" not in out and "drafted" not in out and "He wrote books." in out, out
+    assert "He was born in California in the 1940s." in out, out
 
 
 def test_subject_becomes_the_pronoun_the_text_uses(engine):
@@ -979,10 +992,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Giovanni Rossi (Pistoia, 1650 – Italy, 1721) was a painter of the Baroque period. He painted and his works "
      "hang in churches.", "Giovanni Rossi", "He was a painter of the Baroque period."),
     # the verb says what its object is: "played for San Lorenzo" is a team, not a city
-    ("Rubén Glaría is a former Argentine footballer. He played for San Lorenzo and Racing Club. He graduated from "
-     "SFAI in 1970. He won and his team won.", "Rubén Glaría",
-     "He is a former Argentine footballer. He played for a team and a club. He graduated from an art school in the "
-     "1970s."),
+    ("Rubén Glaría is a former Argentine footballer. He played for San Lorenzo and Racing Club as a defender. He "
+     "graduated from SFAI in 1970. He won and his team won.", "Rubén Glaría",
+     "He is a former Argentine footballer. He played for a team and a club as a defender. He graduated from an art "
+     "school in the 1970s."),
     # ... but not a one-word name after "signed with" (a label, an agency), nor a relative who opens the text
     ("Smokey Robinson is a singer. In 1960 he signed with Motown. He sang and his songs sold.", "Smokey Robinson",
      "He is a singer. In the 1960s he signed with"),
@@ -1291,8 +1304,9 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # -Sport Championship" were outputs)
     ("Alex Soler was a racing driver. In 1988 he was made an Officer of the Order of Canada and was promoted to "
      "Companion in 1999. His first race was the 1970 Spanish Grand Prix with a Lotus 49. He won the Spanish "
-     "GT-Sport Championship that same year. He won and his team won.", "Alex Soler",
-     "He was a racing driver. In the 1980s he was made an Officer of an order of merit. He won a championship."),
+     "GT-Sport Championship with his brother. He won and his team won.", "Alex Soler",
+     "He was a racing driver. In the 1980s he was made an Officer of an order of merit. He won a championship with "
+     "his brother."),
     # the subject's other name in apposition, with particles and a rank, goes ("He, Person ACU was" was an output)
     ("Carl Robert Osten-Sacken or Carl-Robert Romanovich, Baron von der Osten-Sacken (21 August 1828, St. "
      "Petersburg – 20 May 1906, Heidelberg) was a Russian diplomat and entomologist. He won and his team won.",

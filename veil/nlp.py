@@ -592,9 +592,15 @@ def dangling(sent) -> str:
 
 
 def bare_verb(sent) -> bool:
-    """The sentence's verb has nothing after it ("He participated.")."""
+    """The sentence's verb has nothing after it ("He participated."), or only a clause set off by a
+    comma ("He played, posting an even record." of "He played in 15 games his rookie year, posting")."""
     root = sent.root
-    return root.pos_ == "VERB" and not any(ch.i > root.i and ch.dep_ not in ("punct", "prt") for ch in root.children)
+    doc = sent.doc
+    return root.pos_ == "VERB" and not any(
+        ch.i > root.i and ch.dep_ not in ("punct", "prt")
+        and not (ch.dep_ == "advcl" and ch.left_edge.i > root.i + 1 and doc[ch.left_edge.i - 1].text == ","
+                 and ch.left_edge.i - 1 == root.i + 1)
+        for ch in root.children)
 
 
 def check_sentence(sent, original_ok: bool = False, bare_ok: bool = False) -> SentenceCheck:

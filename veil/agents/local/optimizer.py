@@ -211,6 +211,11 @@ STUB_TOKENS = 2  # an edited sentence with this many content words or fewer left
 _FILLER_TOKENS = frozenset(tokenize("organization organizations team teams competition competitions event events "
                                     "award awards place places city country person people work works product "
                                     "products decade year century period"))
+# and the kinds a stand-in names, which say what sort of thing, not which ("a sports team", "an
+# educational institution", "a competition")
+_KIND_TOKENS = _FILLER_TOKENS | frozenset(tokenize("sports sport league leagues club clubs institution institutions "
+                                                  "educational school schools university universities championship "
+                                                  "match tournament race game games prize honor honour group federation association"))
 _NOT_A_NAME_TYPES = frozenset({"ORG", "LOCATION", "PRODUCT", "WORK", "EVENT", "AWARD", "TITLE"})
 # what the pattern recognizers find in any language (Presidio's and VEIL_PATTERNS)
 LANGUAGE_INDEPENDENT = frozenset({"EMAIL", "PHONE", "URL", "ID", "ADDRESS", "DOB", "DENY"})
@@ -3158,7 +3163,13 @@ class LocalOptimizer(Optimizer):
             # an edited sentence that only says again what was said, with a placeholder or a
             # period ("She was also the costume designer." after "She is a costume designer.")
             said_again = len(now) <= 2 * STUB_TOKENS and not any(t not in _FILLER_TOKENS and not t.isdigit() for t in new)
-            if not (stub or said_again) or any(self._is_protected(t, protected) for t in new):
+            # a verb and stand-ins that only name a kind: "He won a competition.", "He was drafted by a sports
+            # team." (of "He won the Latvian Chess Championship in 2000", "... by the St. Louis Cardinals in the
+            # 2nd round of the 1984 amateur draft"); a stand-in with a period, a place or a number says something
+            # ("He was born in the United States.", "He was awarded a national honor in the 1960s.")
+            content = [t for t in now if t not in _KIND_TOKENS]
+            kind_only = len(before) >= 2 * STUB_TOKENS + 1 and len(content) <= 1 and all(t in before for t in content)
+            if not (stub or said_again or kind_only) or any(self._is_protected(t, protected) for t in new):
                 said |= set(now)
                 continue
             if sum(1 for x in sentence_unit.values() if x not in plan.choice) <= 1:
@@ -3559,11 +3570,16 @@ class LocalOptimizer(Optimizer):
             self._drop_dangling(plan, task)
             self._drop_stale_adverbs(plan)
             self._drop_repeated_periods(plan)
+            # (again: a period said twice may have been all a sentence had left: "He won a championship in
+            # the 2000s." lost its period and said next to nothing)
+            self._drop_stubs(plan, task)
             if mode == "utility":
                 plan.restored = self.restore(plan, task, batch)
                 # what came back may point at what stays deleted ("He played only one other match for
-                # the club." came back without "He made his debut for Arsenal, but")
+                # the club." came back without "He made his debut for Arsenal, but"), or be a sentence the
+                # attacker took whole that comes back with its stand-ins and says next to nothing
                 restored = {i: plan.choice.get(i) for i in plan.restored}
+                self._drop_stubs(plan, task)
                 self._drop_orphans(plan, task)
                 self._drop_dangling(plan, task)
                 plan.restored = [i for i in plan.restored if plan.choice.get(i) == restored[i]]

@@ -244,7 +244,8 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # an exception or a restriction is what the clause asserts: "missing out only in 1998" ->
         # "missing out." and "every time except in 1998" -> "every time" are false
     if dep == "prep" and right.i + 2 < sent.end and tok.doc[right.i + 1].text == "," and (
-            (n := tok.doc[right.i + 2]).dep_ == "prep" and (n.head.i == tok.head.i or n.lower_ == tok.lower_)):
+            (n := tok.doc[right.i + 2]).dep_ == "prep"
+            and n.lower_ in (tok.lower_, *(c.lower_ for c in tok.children if c.dep_ == "prep" and c.i == tok.i + 1))):
         return None  # the first of a list of phrases the parse hung on the verb one by one: "worked his way up
         # to a groom, to an assistant trainer, and to a trainer" -> "worked his way, to an assistant trainer"
         # was an output
