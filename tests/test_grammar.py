@@ -1259,6 +1259,16 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # (never an award one is presented with: "He was presented with an award ceremony" was false)
     ("Jon Stewart is a comedian. He was presented with the Golden Globe Award in 2000.", "Jon Stewart",
      "He is a comedian. He was presented with a film or television award in the 2000s."),
+    # what happens at an award's name happens at its ceremony ("presented with an award at another award" was an
+    # output)
+    ("Jon Stewart is a comedian. He was presented with the Fashion and Design Award at the Carlton Multi-Cultural "
+     "Awards in 2001.", "Jon Stewart", "He is a comedian. He was presented with an award at an award ceremony in "
+                                       "the 2000s."),
+    # a name in brackets after a place is a name of its own ("in a convent in an organization" was an output of
+    # "in Lisbon (Convento do Beato)")
+    ("Ana Salazar is a fashion designer. She showed her work in an old convent in Lisbon (Convento do Beato), where "
+     "it was applauded.", "Ana Salazar", "She is a fashion designer. She showed her work in an old convent in "
+                                         "Portugal, where it was applauded."),
     # a nationality that names a sport is the sport's ("a South American Jiu Jitsu competitor" was an output)
     ("Royler Gracie is a Brazilian Jiu Jitsu competitor. He plays American football.", "Royler Gracie",
      "He is a Brazilian Jiu Jitsu competitor. He plays American football."),

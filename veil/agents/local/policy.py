@@ -246,10 +246,13 @@ class Generalize(Operator):
     def decide(self, span, ctx, rule, subject):
         ladder = candidates(span, ctx=ctx)
         kind = span.type.lower()
-        if span.type == "AWARD" and tuple(span.meta.get("governor") or (None, None))[0] in _CEREMONY_VERBS \
-                and tuple(span.meta["governor"])[1] is None:  # (its object: "presented with an award ceremony" was false)
+        gov = tuple(span.meta.get("governor") or (None, None))
+        if span.type == "AWARD" and ((gov[0] in _CEREMONY_VERBS and gov[1] is None)  # (its object: "presented
+                                     # with an award ceremony" was false)
+                                     or gov[1] in ("at", "during")):
             # one hosts the ceremony, not the award: "hosted the Academy Awards" ("He hosted a major
-            # film award." was an output)
+            # film award." was an output); and what happens at an award's name happens at its ceremony ("He was
+            # presented with an award at another award" was an output of "at the Carlton Multi-Cultural Awards")
             ladder = [f"{r} {CEREMONY}" for r in ladder]
         if span.meta.get("role") == "modifier" and span.meta.get("exclusive"):
             # "his six Grand Slam titles" -> "his six titles" is false (he has others): its phrase goes

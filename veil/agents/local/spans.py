@@ -1385,7 +1385,12 @@ def _entity_spans(text: str, doc) -> list[Span]:
                                                                        or doc[j].like_num) \
                 and doc[j].dep_ not in ("compound", "nmod", "amod") and (j + 1 == len(doc) or not doc[j + 1].text[:1].isupper()):
             j += 1  # the NER's organisation is the first word of a longer name: "BBC | Three" ("rebranded as Three" was an output)
-        if i < j:
+        if (bracket := next((k for k in range(i + 1, j) if doc[k].text == "("), None)) is not None:
+            # the NER ran on into a bracket: "Lisbon (Convento do Beato" is two names ("a convent in an
+            # organization" was an output of "in Lisbon (Convento do Beato)")
+            close = next((k for k in range(bracket + 1, j) if doc[k].text == ")"), j)
+            ents += [(a, b, label) for a, b in ((i, bracket), (bracket + 1, close)) if a < b]
+        elif i < j:
             ents.append((i, j, label))
     ents = _foreign_names_joined(doc, ents)
     spans: list[Span] = []
