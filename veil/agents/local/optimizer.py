@@ -3159,10 +3159,7 @@ class LocalOptimizer(Optimizer):
             # (what an earlier sentence says protects nothing here: "He was also a player." after
             # "He is a tennis player.")
             new = [t for t in now if t not in said]
-            # (a place the writer named still says where: "He died in Georgia.", "He traveled to Italy.")
-            stub = len(now) <= STUB_TOKENS and len(before) >= 2 * STUB_TOKENS + 1 and not any(
-                w in plan.analysis.text[slice(*plan.analysis.sentences[si])] and not PSEUDONYM.fullmatch(w)
-                for w in re.findall(r"(?<=\w )[A-Z][a-z]+(?: [A-Z][a-z]+)*", plan.render_sentence(si)))
+            stub = len(now) <= STUB_TOKENS and len(before) >= 2 * STUB_TOKENS + 1
             # an edited sentence that only says again what was said, with a placeholder or a
             # period ("She was also the costume designer." after "She is a costume designer.")
             said_again = len(now) <= 2 * STUB_TOKENS and not any(t not in _FILLER_TOKENS and not t.isdigit() for t in new)
