@@ -263,6 +263,10 @@ _ALL_OVER = re.compile(r"(?:\ball\s+(?:around|over|across|through)|\bacross|\bth
 _EXCEPT_TIME = re.compile(r"\b(?:only|except(?:\s+for)?|excepting|apart\s+from|save\s+for|other\s+than)"
                           r"\s+(?:(?:in|during|for|on|the)\s+)*$", re.I)
 _FOR_TIME = re.compile(r"\bfor\s+$")
+# a rank or a superlative right before a name ("the second World Champion", "the first Grand Slam")
+_RANKED_BEFORE = re.compile(r"\b(?:only|sole|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|"
+                            r"\d+(?:st|nd|rd|th)|best|greatest|highest|youngest|oldest|earliest|most|least)\s+(?:the\s+)?$",
+                            re.I)
 _FRONTED_PERIOD = re.compile(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})(,?\s+)"
                              r"(He|She|They|We|It|His|Her|Their|he|she|they|we|I|it|his|her|their)\b")
 
@@ -911,6 +915,15 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             options = [art] + options[1:]
             if d.replacement == "":
                 d = dataclasses.replace(d, replacement=art)
+        if s.evidence == "regex:rank" and s.meta.get("role") == "modifier" and (d.replacement or "").startswith("world ") \
+                and (m := re.search(r"\bthe\s+((?:current\s+|former\s+|reigning\s+)?)$", text[max(0, s.start - 20):s.start])):
+            # "the current world number one junior player" -> "a current world top-ten junior player": a band
+            # holds many, "the" would say he is the only one
+            a = s.start - len(m.group(0))
+            rung = f"{article_for(m.group(1) or d.replacement)} {m.group(1)}{d.replacement}"
+            s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
+            d = dataclasses.replace(d, replacement=rung, ladder=())
+            options = [rung]
         if s.type == "NATIONALITY" and d.replacement is None and (held := _nationality_of(s, doc)):
             # "the first Dutch professional baseball player" is not "the first European" one (nor the
             # first at all); "the British Ambassador" is no "European Ambassador", but an ambassador
@@ -933,6 +946,14 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             if d.replacement is not None:  # (where the policy keeps it, it stays: the attacker may take its phrase)
                 d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True,
                                         reason=f"{s.type.lower()} a claim ranges over: a wider one is false, its phrase goes")
+        if s.type in ("TITLE", "AWARD", "EVENT", "ORG", "LOCATION", "WORK", "PRODUCT", "NAME") and options \
+                and _RANKED_BEFORE.search(text, max(0, s.start - 30), s.start):
+            # "Great Britain's second World Champion singles player" -> "second champion singles player" claims
+            # another thing: under a rank or a superlative a wider name is a wider set; the phrase goes
+            options = []
+            d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True, or_sentence=True,
+                                    reason=f"{s.type.lower()} under a rank: a wider one is false, its phrase goes "
+                                           "(its sentence where no phrase holds it)")
         if s.type in ("DATE", "YEAR") and (_EXCEPT_TIME.search(text, max(0, s.start - 40), s.start) or (
                 _FOR_TIME.search(text, max(0, s.start - 12), s.start) and not _TIME_NOUN_AFTER.match(text, s.end))):
             # "missing out only in 1998" -> "only in the 1990s" reads as the whole decade; "joining the team

@@ -170,8 +170,8 @@ _QUANTIFIERS = frozenset("several some many few most all both each one two three
 
 def _dependent(tok, sent) -> Constituent | None:
     dep = tok.dep_
-    if dep not in REMOVABLE:
-        return None
+    if dep not in REMOVABLE or tok.is_punct:
+        return None  # (a point the parse took for a phrase's head: ". 1" of "Greek No. 1")
     left, right = tok.left_edge, tok.right_edge
     if dep == "appos" and right.i + 1 < sent.end:
         # a bracket after the name, or its closing half, that the parse hung elsewhere is the
@@ -359,6 +359,13 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # "He engaged in agricultural pursuits" -> "He engaged in pursuits." says nothing
     if dep == "amod" and tok.lower_.split("-")[0] in KEEP_MODIFIERS:
         return None  # "the former head coach" -> "the head coach" is false
+    if dep in ("amod", "compound", "acl", "relcl", "prep", "agent", "npadvmod") and any(
+            (a.lower_ in ("record", "records") and a.pos_ == "NOUN" and a.i < tok.i)
+            # (the parse may hang the "for" phrase on the verb: "set the record | for ...")
+            or (a.dep_ == "prep" and a.i > 0 and tok.doc[a.i - 1].lower_ in ("record", "records") and a.i < tok.i)
+            for a in tok.ancestors):
+        return None  # what a record is a record of is its scope: "set the record for the total number of days spent
+        # in space by an American astronaut" -> "set the record for the accumulated number of days" was false
     if dep in ("amod", "compound") and tok.i < tok.head.i and any(
             c.i < tok.i and (c.lower_ in RANKING or is_ordinal(c) or c.tag_ == "JJS"
                              or (c.dep_ == "amod" and any(g.tag_ == "RBS" for g in c.children)))
@@ -393,6 +400,10 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "prep" and tok.head.pos_ in ("ADV", "ADP", "PART") and tok.head.i == left.i - 1 \
             and tok.head.dep_ in ("advmod", "prt", "prep") and not any(c.i > tok.i for c in tok.head.children):
         left = tok.head  # "up to the Civil War", "away from home": the particle goes with its phrase
+    # "No. 1" the parse cut at its point is one word: "and the current Greek No | . 1" (no unit held the rank)
+    if right.text in ("No", "no", "Nos") and right.i + 2 < len(doc) and doc[right.i + 1].text == "." \
+            and doc[right.i + 2].like_num and not right.whitespace_:
+        right = doc[right.i + 2]
     # a closing bracket the parse hung on the phrase ("in Porreres, Majorca)") is not its own
     while right.i > left.i and right.text in (")", "]", ",") and \
             sum(t.text in ("(", "[") for t in doc[left.i:right.i + 1]) < sum(t.text in (")", "]") for t in doc[left.i:right.i + 1]):
@@ -523,6 +534,9 @@ def _dependent(tok, sent) -> Constituent | None:
             # ("He was a delegate in the 1780s from the 1780s to the 1790s" - false - was what
             # removing the conjunct alone left)
             right = p.right_edge
+        if right.text in ("No", "no", "Nos") and right.i + 2 < len(doc) and doc[right.i + 1].text == "." \
+                and doc[right.i + 2].like_num and not right.whitespace_:
+            right = doc[right.i + 2]  # (the rank cut at its point, as above)
         end = _char(right)[1]
         n = right.i - left.i + 1
         # take the separator before the conjunct: "A, B and C" - B goes with its comma, C with "and"
