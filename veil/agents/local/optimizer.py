@@ -265,8 +265,8 @@ _EXCEPT_TIME = re.compile(r"\b(?:only|except(?:\s+for)?|excepting|apart\s+from|s
 _FOR_TIME = re.compile(r"\bfor\s+$")
 # a rank or a superlative right before a name ("the second World Champion", "the first Grand Slam")
 _RANKED_BEFORE = re.compile(r"\b(?:only|sole|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|"
-                            r"\d+(?:st|nd|rd|th)|best|greatest|highest|youngest|oldest|earliest|most|least)\s+(?:the\s+)?$",
-                            re.I)
+                            r"best|greatest|highest|youngest|oldest|earliest|most|least)\s+(?:the\s+)?$",
+                            re.I)  # (not "the 78th Academy Awards": a number counts editions, not a rank)
 _FRONTED_PERIOD = re.compile(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})(,?\s+)"
                              r"(He|She|They|We|It|His|Her|Their|he|she|they|we|I|it|his|her|their)\b")
 
@@ -947,7 +947,10 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                 d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True,
                                         reason=f"{s.type.lower()} a claim ranges over: a wider one is false, its phrase goes")
         if s.type in ("TITLE", "AWARD", "EVENT", "ORG", "LOCATION", "WORK", "PRODUCT", "NAME") and options \
-                and _RANKED_BEFORE.search(text, max(0, s.start - 30), s.start):
+                and (_RANKED_BEFORE.search(text, max(0, s.start - 30), s.start)
+                     or ((w := s.text.split(" ", 1)[0]).islower() and _RANKED_BEFORE.match(w + " "))):
+            # (the rank may be the span's own first word: "her first Grand Slam quarter-final" -> "her event
+            # quarter-final" was an output)
             # "Great Britain's second World Champion singles player" -> "second champion singles player" claims
             # another thing: under a rank or a superlative a wider name is a wider set; the phrase goes
             options = []
@@ -2911,7 +2914,7 @@ class LocalOptimizer(Optimizer):
                 # 1940s) is" was an output)
                 if w.start >= u.end and w.kind in ("parenthetical", "participial clause", "appositive") \
                         and text[w.start:w.start + 1] == "(" \
-                        and text[w.end - 1:w.end] == ")" and re.search(r"\d", w.text) \
+                        and text[w.end - 1:w.end] == ")" and (re.search(r"\d", w.text) or re.match(r"\((?:born|b\.|née|nee)\s", w.text)) \
                         and gap.strip() in ("", ",") \
                         and j not in plan.choice:
                     if plan.try_choose(j, "", "life dates after the subject's pronoun: the bracket goes"):

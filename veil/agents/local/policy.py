@@ -309,7 +309,7 @@ class Generalize(Operator):
                 return Decision(None, (), f"{kind} modifying a noun with another modifier after 'and': it stays")
             if rung is None:
                 return Decision(None, (), f"{kind} modifying a noun is already as general as the policy asks")
-            if span.evidence == "regex:rank" and rung.startswith("world "):
+            if span.evidence == "regex:rank" and span.meta.get("band_noun"):
                 # "the current world number one junior tennis player" -> "the world top-ten junior tennis player"
                 # (not "the current junior tennis player", which was an output: the rank was what "the" picked out)
                 return Decision(rung, (), f"{kind} modifying a noun generalized to a band of ranks")

@@ -745,8 +745,13 @@ def _regex_spans(text: str) -> list[Span]:
         modifies = re.match(r"\s+(?:doubles|singles|player|seed|golfer|ranked|junior)\b", text[m.end():m.end() + 12])
         rung = f"world {band.replace(' ', '-')}" + (" player" if named else "") if band and (named or modifies) \
             else f"{band} in the world" if band else None
+        # after "the", a band before its noun with no name after it stands for the rank: "the current world
+        # number one junior tennis player" -> "a current world top-ten junior tennis player" (see the optimizer)
+        the = bool(modifies and not named and re.search(r"\bthe\s+(?:(?:current|former|reigning)\s+)?$",
+                                                        text[max(0, m.start() - 20):m.start()], re.I)
+                   and not re.search(r"^[^.,;]*?\b(?:player|seed|golfer)\s+[A-Z]", text[m.end():m.end() + 60]))
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:rank",
-                 {"value": n, "ladder": [rung] if rung else []}))
+                 {"value": n, "ladder": [rung] if rung else [], **({"band_noun": True} if the else {})}))
     for m in _RANKED_IN_WORLD.finditer(text):  # "ranked sixth in the world" -> "ranked in the top ten in the world"
         w = m.group("n").lower()
         n = _ORDINAL_WORDS.index(w) + 1 if w in _ORDINAL_WORDS else int(w[:-2])
