@@ -592,14 +592,15 @@ def dangling(sent) -> str:
 
 
 def bare_verb(sent) -> bool:
-    """The sentence's verb has nothing after it ("He participated."), or only a clause set off by a
-    comma ("He played, posting an even record." of "He played in 15 games his rookie year, posting")."""
+    """The sentence's verb has nothing after it ("He participated."), or only a participle's clause set
+    off by a comma ("He played, posting an even record." of "He played in 15 games his rookie year,
+    posting"; not "He retired, although he returned")."""
     root = sent.root
     doc = sent.doc
     return root.pos_ == "VERB" and not any(
         ch.i > root.i and ch.dep_ not in ("punct", "prt")
-        and not (ch.dep_ == "advcl" and ch.left_edge.i > root.i + 1 and doc[ch.left_edge.i - 1].text == ","
-                 and ch.left_edge.i - 1 == root.i + 1)
+        and not (ch.dep_ == "advcl" and ch.tag_ in ("VBG", "VBN") and not any(c.dep_ == "mark" for c in ch.children)
+                 and ch.left_edge.i == root.i + 2 and doc[root.i + 1].text == ",")
         for ch in root.children)
 
 

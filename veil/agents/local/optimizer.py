@@ -216,6 +216,12 @@ _FILLER_TOKENS = frozenset(tokenize("organization organizations team teams compe
 _KIND_TOKENS = _FILLER_TOKENS | frozenset(tokenize("sports sport league leagues club clubs institution institutions "
                                                   "educational school schools university universities championship "
                                                   "match tournament race game games prize honor honour group federation association"))
+# the verbs of taking part that a sportsman's or a student's label implies ("He played for a team.", "He won
+# a competition.", "He was drafted by a sports team.", "He attended an educational institution.")
+_TAKING_PART = frozenset(tokenize("play played win won compete competed join joined sign signed attend attended "
+                                  "graduate graduated transfer transferred enter entered ride rode represent "
+                                  "represented draft drafted reach reached participate participated stay stayed "
+                                  "draw drew induct inducted study studied debut"))
 _NOT_A_NAME_TYPES = frozenset({"ORG", "LOCATION", "PRODUCT", "WORK", "EVENT", "AWARD", "TITLE"})
 # what the pattern recognizers find in any language (Presidio's and VEIL_PATTERNS)
 LANGUAGE_INDEPENDENT = frozenset({"EMAIL", "PHONE", "URL", "ID", "ADDRESS", "DOB", "DENY"})
@@ -249,8 +255,10 @@ _ORPHAN = re.compile(r"(?:Other|Another|In doing so|By doing so|Since then|The f
                      r"Soon (?:after|afterwards|thereafter)|"
                      # "She returned to a country in Europe.", "He was discharged in the 1910s.": back from, or out
                      # of, what the sentence before told (outputs whose sentence before had gone)
-                     r"(?:He|She|They|I|We)(?: later| then| eventually| subsequently| soon| finally)? "
+                     r"(?:(?:In|By|During) (?:the )?(?:early |mid-|late )?\d{4}s?, (?:he|she|they|I|we)|He|She|They|I|We)"
+                     r"(?: later| then| eventually| subsequently| soon| finally)? "
                      r"(?:returned|came back|moved back|went back|was discharged|were discharged|was demobili[sz]ed)|"
+                     r"(?:After|Before|Prior to|Following|Besides|Apart from) that\b|"
                      r"(?:On|Upon|After) (?:his|her|their|my|our) return|"
                      # "Stewart agrees, saying ...": with what the sentence before said ("He agrees" was left)
                      r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? (?:agrees|agreed|disagrees|disagreed|concedes|conceded|"
@@ -260,12 +268,12 @@ _ALL_OVER = re.compile(r"(?:\ball\s+(?:around|over|across|through)|\bacross|\bth
                        r"\s+(?:the\s+)?$", re.I)
 # a time that an exception or a duration names ("missing out only in 1998", "every year except 1990",
 # "joined the team for 1990 and 1991"): a wider one makes the claim bigger
-_EXCEPT_TIME = re.compile(r"\b(?:only|except(?:\s+for)?|excepting|apart\s+from|save\s+for|other\s+than)"
+_EXCEPT_TIME = re.compile(r"\b(?:(?<!not )only|except(?:\s+for)?|excepting|apart\s+from|save\s+for|other\s+than)"
                           r"\s+(?:(?:in|during|for|on|the)\s+)*$", re.I)
-_FOR_TIME = re.compile(r"\bfor\s+$")
+_FOR_TIME = re.compile(r"\bfor\s+$", re.I)
 # a rank or a superlative right before a name ("the second World Champion", "the first Grand Slam")
 _RANKED_BEFORE = re.compile(r"\b(?:only|sole|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|"
-                            r"best|greatest|highest|youngest|oldest|earliest|most|least)\s+(?:the\s+)?$",
+                            r"best|greatest|highest|youngest|oldest|earliest|most|least)(?:-ever)?\s+(?:the\s+)?$",
                             re.I)  # (not "the 78th Academy Awards": a number counts editions, not a rank)
 _FRONTED_PERIOD = re.compile(rf"(?:^|(?<=[.!?] ))[Tt]he ((?:early |mid-|late )?{_PERIOD})(,?\s+)"
                              r"(He|She|They|We|It|His|Her|Their|he|she|they|we|I|it|his|her|their)\b")
@@ -915,12 +923,13 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             options = [art] + options[1:]
             if d.replacement == "":
                 d = dataclasses.replace(d, replacement=art)
-        if s.evidence == "regex:rank" and s.meta.get("role") == "modifier" and (d.replacement or "").startswith("world ") \
-                and (m := re.search(r"\bthe\s+((?:current\s+|former\s+|reigning\s+)?)$", text[max(0, s.start - 20):s.start])):
+        if s.evidence == "regex:rank" and s.meta.get("band_noun") and d.replacement \
+                and (m := re.search(r"\b[Tt]he\s+((?:current\s+|reigning\s+)?)$", text[max(0, s.start - 20):s.start])):
             # "the current world number one junior player" -> "a current world top-ten junior player": a band
             # holds many, "the" would say he is the only one
             a = s.start - len(m.group(0))
-            rung = f"{article_for(m.group(1) or d.replacement)} {m.group(1)}{d.replacement}"
+            art = article_for(m.group(1) or d.replacement)
+            rung = f"{art.capitalize() if m.group(0)[0] == 'T' else art} {m.group(1)}{d.replacement}"
             s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
             d = dataclasses.replace(d, replacement=rung, ladder=())
             options = [rung]
@@ -954,9 +963,12 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # "Great Britain's second World Champion singles player" -> "second champion singles player" claims
             # another thing: under a rank or a superlative a wider name is a wider set; the phrase goes
             options = []
-            d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True, or_sentence=True,
-                                    reason=f"{s.type.lower()} under a rank: a wider one is false, its phrase goes "
-                                           "(its sentence where no phrase holds it)")
+            if d.replacement is not None:  # (where the policy keeps it, it stays: the attacker may take its phrase)
+                d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True, or_sentence=True,
+                                        reason=f"{s.type.lower()} under a rank: a wider one is false, its phrase goes "
+                                               "(its sentence where no phrase holds it)")
+            else:
+                d = dataclasses.replace(d, ladder=())
         if s.type in ("DATE", "YEAR") and (_EXCEPT_TIME.search(text, max(0, s.start - 40), s.start) or (
                 _FOR_TIME.search(text, max(0, s.start - 12), s.start) and not _TIME_NOUN_AFTER.match(text, s.end))):
             # "missing out only in 1998" -> "only in the 1990s" reads as the whole decade; "joining the team
@@ -2903,6 +2915,7 @@ class LocalOptimizer(Optimizer):
                 continue
             if i not in plan.choice:
                 continue
+            stand_in = rep
             for j in plan.analysis.by_sentence(u.sentence):
                 w = plan.units[j]
                 gap = text[u.end:w.start]
@@ -2939,6 +2952,15 @@ class LocalOptimizer(Optimizer):
                     elif re.match(r"[^\W\d_]", text[w.end:w.end + 1]):
                         # no space after the writer's bracket: "Trpcic (born 1966 in Artesia, California)is"
                         plan.try_choose(j, " ", "life dates after the subject's pronoun: the bracket goes")
+                    break
+                if stand_in in ("he", "she", "they", "He", "She", "They") and w.start >= u.end \
+                        and w.kind in ("appositive", "relative clause", "participial clause") and j not in plan.choice \
+                        and text[u.end:w.start + 1].strip().startswith(",") and not gap.strip(" ,") \
+                        and (text[w.start:w.end].rstrip().endswith(",") or re.match(r"\s*,", text[w.end:w.end + 3])) \
+                        and u.start == plan.analysis.sentences[u.sentence][0]:
+                    # no one writes "He, inventor of the 'Rocket' apparatus, was born", "He, who is considered a
+                    # painter, died" (outputs): what the writer set off after the name goes with its commas
+                    plan.try_choose(j, "", "set off after the name the pronoun replaced: it goes")
                     break
 
     def _base_edit(self, plan: Plan, i: int) -> None:
@@ -3191,15 +3213,18 @@ class LocalOptimizer(Optimizer):
             # team." (of "He won the Latvian Chess Championship in 2000", "... by the St. Louis Cardinals in the
             # 2nd round of the 1984 amateur draft"); a stand-in with a period, a place or a number says something
             # ("He was born in the United States.", "He was awarded a national honor in the 1960s.")
+            # (only a verb of taking part, which the label implies: "He founded a school." says what he did)
             content = [t for t in now if t not in _KIND_TOKENS]
-            kind_only = len(before) >= 2 * STUB_TOKENS + 1 and len(content) <= 1 and all(t in before for t in content)
+            kind_only = len(before) >= 2 * STUB_TOKENS + 1 and len(content) <= 1 and all(
+                t in before and t in _TAKING_PART for t in content)
             if not (stub or said_again or kind_only) or any(self._is_protected(t, protected) for t in new):
                 said |= set(now)
                 continue
             if sum(1 for x in sentence_unit.values() if x not in plan.choice) <= 1:
                 break
-            self._drop_for_good(plan, k, "what the edits left of the sentence says next to nothing"
-                                if stub else "what the edits left of the sentence only says again what was said")
+            self._drop_for_good(plan, k, "what the edits left of the sentence says next to nothing" if stub
+                                else "what the edits left of the sentence only says again what was said" if said_again
+                                else "what the edits left of the sentence is a verb of taking part and kinds")
 
     def _drop_fragments(self, plan: Plan, task: Task) -> None:
         """Sentences the splitter cut out of a citation or a heading go whole: a run of sentences with
@@ -3597,6 +3622,8 @@ class LocalOptimizer(Optimizer):
             # (again: a period said twice may have been all a sentence had left: "He won a championship in
             # the 2000s." lost its period and said next to nothing)
             self._drop_stubs(plan, task)
+            self._drop_orphans(plan, task)
+            self._drop_dangling(plan, task)
             if mode == "utility":
                 plan.restored = self.restore(plan, task, batch)
                 # what came back may point at what stays deleted ("He played only one other match for

@@ -747,7 +747,7 @@ def _regex_spans(text: str) -> list[Span]:
             else f"{band} in the world" if band else None
         # after "the", a band before its noun with no name after it stands for the rank: "the current world
         # number one junior tennis player" -> "a current world top-ten junior tennis player" (see the optimizer)
-        the = bool(modifies and not named and re.search(r"\bthe\s+(?:(?:current|former|reigning)\s+)?$",
+        the = bool(modifies and not named and re.search(r"\bthe\s+(?:(?:current|reigning)\s+)?$",
                                                         text[max(0, m.start() - 20):m.start()], re.I)
                    and not re.search(r"^[^.,;]*?\b(?:player|seed|golfer)\s+[A-Z]", text[m.end():m.end() + 60]))
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.9, "regex:rank",
@@ -1394,7 +1394,7 @@ def _entity_spans(text: str, doc) -> list[Span]:
             # the NER ran on into a bracket: "Lisbon (Convento do Beato" is two names ("a convent in an
             # organization" was an output of "in Lisbon (Convento do Beato)")
             close = next((k for k in range(bracket + 1, j) if doc[k].text == ")"), j)
-            ents += [(a, b, label) for a, b in ((i, bracket), (bracket + 1, close)) if a < b]
+            ents += [(a, b, label) for a, b in ((i, bracket), (bracket + 1, close), (close + 1, j)) if a < b]
         elif i < j:
             ents.append((i, j, label))
     ents = _foreign_names_joined(doc, ents)

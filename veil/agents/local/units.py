@@ -74,15 +74,17 @@ _DEFINITE_DETS = frozenset("the this that these those his her its their my our y
 # what else may follow a verb so that it still says something once a prepositional phrase goes
 _COMPLEMENTS = frozenset({"prep", "dobj", "advmod", "npadvmod", "attr", "prt", "xcomp", "ccomp", "acomp", "oprd", "dative",
                           "agent", "advcl"})
-# modifiers whose loss makes the rest false ("former", "backup", "minor planet", "female candidate"), and
-# the first word of a noun English writes as two ("civil servant", "hot walker", "tight end", "prime
-# minister": "He was a servant." was an output)
+# modifiers whose loss makes the rest false ("former", "backup", "minor planet", "female candidate")
 KEEP_MODIFIERS = frozenset("""former ex late backup interim acting honorary assistant deputy vice co associate
 alleged would unsuccessful failed minor junior senior retired emeritus female male non first second third
 fourth fifth sixth seventh eighth ninth tenth last only later earlier early final previous next subsequent
-posthumous different other same own separate
-civil hot public private free real tight wide defensive offensive secret prime general foreign small high long""".split())  # ("his later years" -> "his years" was an output;
+posthumous different other same own separate""".split())  # ("his later years" -> "his years" was an output;
 # "edges of different colors" -> "edges of colors")
+# the first word of a noun English writes as two ("civil servant", "hot walker", "tight end", "prime
+# minister": "He was a servant." was an output); a modifier of its own, not a qualifier (a bracket with
+# "High Court" in it still goes: see _QUALIFIERS)
+TWO_WORD_NOUN_MODIFIERS = frozenset("""civil hot public private free real tight wide defensive offensive secret
+prime general foreign small high long""".split())
 # nouns that say nothing without the modifier that says which kind ("agricultural pursuits")
 EMPTY_WITHOUT_MODIFIER = frozenset("""pursuits pursuit activities activity affairs matters interests things issues
 circles concerns endeavors endeavours ventures undertakings fields circumstances reasons means""".split())
@@ -168,9 +170,29 @@ _QUANTIFIERS = frozenset("several some many few most all both each one two three
                          "any none".split())
 
 
+_EXCEPTIONS = frozenset("except excepting barring save".split())
+
+
+def _a_record(tok) -> bool:
+    """A definite record one sets, holds or breaks ("the record", "his records"), not a win-loss record
+    ("a 2-2 record") nor an album."""
+    return tok.lower_ in ("record", "records") and tok.pos_ == "NOUN" and any(
+        c.dep_ in ("det", "poss") and c.lower_ not in ("a", "an") for c in tok.children)
+
+
+def _past_number_sign(right, sent):
+    """"No. 1" the parse cut at its point is one word: "and the current Greek No | . 1" (no unit held
+    the rank): the phrase that ends on "No" ends on its number."""
+    doc = right.doc
+    if right.text in ("No", "Nos") and right.i + 2 < sent.end and doc[right.i + 1].text == "." \
+            and doc[right.i + 2].like_num and not right.whitespace_:
+        return doc[right.i + 2]
+    return right
+
+
 def _dependent(tok, sent) -> Constituent | None:
     dep = tok.dep_
-    if dep not in REMOVABLE or tok.is_punct:
+    if dep not in REMOVABLE or tok.text == ".":
         return None  # (a point the parse took for a phrase's head: ". 1" of "Greek No. 1")
     left, right = tok.left_edge, tok.right_edge
     if dep == "appos" and right.i + 1 < sent.end:
@@ -239,12 +261,13 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "prep" and tok.lower_ == "than":
         return None  # a comparison's other side: "purports to be anything other than satire and comedy" ->
         # "anything other." was an output
-    if dep == "prep" and any(c.dep_ == "advmod" and c.lower_ in ("only", "except", "solely", "exclusively")
-                             for c in tok.children) or tok.lower_ in ("except", "excepting", "barring", "save"):
+    if dep == "prep" and (any(c.dep_ == "advmod" and c.lower_ in ("only", "except", "solely", "exclusively")
+                              for c in tok.children) or tok.lower_ in _EXCEPTIONS or tok.head.lower_ in _EXCEPTIONS):
         return None  # an exception or a restriction is what the clause asserts: "missing out only in 1998" ->
         # "missing out." and "every time except in 1998" -> "every time" are false
-    if dep == "prep" and right.i + 2 < sent.end and tok.doc[right.i + 1].text == "," and (
+    if dep == "prep" and left.i > sent.start and right.i + 2 < sent.end and tok.doc[right.i + 1].text == "," and (
             (n := tok.doc[right.i + 2]).dep_ == "prep"
+            and n.head.i in (tok.head.i, tok.head.head.i if tok.head.dep_ == "prep" else tok.head.i)
             and n.lower_ in (tok.lower_, *(c.lower_ for c in tok.children if c.dep_ == "prep" and c.i == tok.i + 1))):
         return None  # the first of a list of phrases the parse hung on the verb one by one: "worked his way up
         # to a groom, to an assistant trainer, and to a trainer" -> "worked his way, to an assistant trainer"
@@ -357,12 +380,12 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # "one of several players" -> "one of players": a quantifier is the noun's determiner
     if dep == "amod" and tok.head.lower_ in EMPTY_WITHOUT_MODIFIER:
         return None  # "He engaged in agricultural pursuits" -> "He engaged in pursuits." says nothing
-    if dep == "amod" and tok.lower_.split("-")[0] in KEEP_MODIFIERS:
+    if dep == "amod" and (tok.lower_.split("-")[0] in KEEP_MODIFIERS or tok.lower_ in TWO_WORD_NOUN_MODIFIERS):
         return None  # "the former head coach" -> "the head coach" is false
     if dep in ("amod", "compound", "acl", "relcl", "prep", "agent", "npadvmod") and any(
-            (a.lower_ in ("record", "records") and a.pos_ == "NOUN" and a.i < tok.i)
+            (a.i < tok.i and _a_record(a))
             # (the parse may hang the "for" phrase on the verb: "set the record | for ...")
-            or (a.dep_ == "prep" and a.i > 0 and tok.doc[a.i - 1].lower_ in ("record", "records") and a.i < tok.i)
+            or (a.dep_ == "prep" and a.lower_ in ("for", "of") and a.i > 0 and a.i < tok.i and _a_record(tok.doc[a.i - 1]))
             for a in tok.ancestors):
         return None  # what a record is a record of is its scope: "set the record for the total number of days spent
         # in space by an American astronaut" -> "set the record for the accumulated number of days" was false
@@ -400,10 +423,7 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "prep" and tok.head.pos_ in ("ADV", "ADP", "PART") and tok.head.i == left.i - 1 \
             and tok.head.dep_ in ("advmod", "prt", "prep") and not any(c.i > tok.i for c in tok.head.children):
         left = tok.head  # "up to the Civil War", "away from home": the particle goes with its phrase
-    # "No. 1" the parse cut at its point is one word: "and the current Greek No | . 1" (no unit held the rank)
-    if right.text in ("No", "no", "Nos") and right.i + 2 < len(doc) and doc[right.i + 1].text == "." \
-            and doc[right.i + 2].like_num and not right.whitespace_:
-        right = doc[right.i + 2]
+    right = _past_number_sign(right, sent)
     # a closing bracket the parse hung on the phrase ("in Porreres, Majorca)") is not its own
     while right.i > left.i and right.text in (")", "]", ",") and \
             sum(t.text in ("(", "[") for t in doc[left.i:right.i + 1]) < sum(t.text in (")", "]") for t in doc[left.i:right.i + 1]):
@@ -534,9 +554,7 @@ def _dependent(tok, sent) -> Constituent | None:
             # ("He was a delegate in the 1780s from the 1780s to the 1790s" - false - was what
             # removing the conjunct alone left)
             right = p.right_edge
-        if right.text in ("No", "no", "Nos") and right.i + 2 < len(doc) and doc[right.i + 1].text == "." \
-                and doc[right.i + 2].like_num and not right.whitespace_:
-            right = doc[right.i + 2]  # (the rank cut at its point, as above)
+        right = _past_number_sign(right, sent)
         end = _char(right)[1]
         n = right.i - left.i + 1
         # take the separator before the conjunct: "A, B and C" - B goes with its comma, C with "and"
