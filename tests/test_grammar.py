@@ -278,6 +278,9 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
      "by an American astronaut"),
     # "No. 1" the parse cut at its point is one unit with its conjunct
     ("He is a Greek tennis player and the current Greek No. 1.", ". 1"),
+    # the second of "first X and then Y" ("he has represented first Czechoslovakia." was an output)
+    ("At the Chess Olympiad, he has represented first Czechoslovakia and then Slovakia from 1980 onwards.",
+     "and then Slovakia from 1980 onwards"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
     flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]
@@ -1306,9 +1309,10 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     # an age in years and days is an age ("At 33 years and 4 days old" stayed as written)
     ("Flavia Pennetta is a tennis player. At 33 years and 4 days old, she reached the top ten.", "Flavia Pennetta",
      "She is a tennis player. In her early thirties, she reached the top ten."),
-    # a season written with one digit ("the 1958-9 session" stayed as written)
+    # a season written with one digit ("the 1958-9 session" stayed as written); the year that said which one leaves
+    # "a" ("for the session" asked which)
     ("Alfred Pippard was a British engineer. He was a member of the council and was their president for the 1958-9 session.",
-     "Alfred Pippard", "He was a British engineer. He was a member of the council and was their president for the session."),
+     "Alfred Pippard", "He was a British engineer. He was a member of the council and was their president for a session."),
     # a rare name that was its noun's only determiner leaves an article ("played for team" would not read);
     # the data's escaped quotes stick to the words and go with the name; a name before a noun after "a" is
     # still a name ("a Fortec car")

@@ -909,9 +909,9 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # phrase); pronouns are no rank's noun ("Not only her paintings")
             options = []
         if options[:1] == [""] and s.meta.get("role") == "modifier" and (s.type in _NAMED_TYPES + ("PERSON",) or (
-                s.type in ("DATE", "YEAR") and not d.drop_unit and not _TIME_NOUN_AFTER.match(text, s.end))) \
+                s.type in ("DATE", "YEAR") and not d.drop_unit)) \
                 and (a := _the_before_name(s, doc)) is not None:
-            # "for the Peabody Mason Concert series" -> "for a series"
+            # "for the Peabody Mason Concert series" -> "for a series", "for the 1958-9 session" -> "for a session"
             art = article_for(_NEXT_WORD.match(text, s.end).group(1))
             s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
             options = [art] + options[1:]
