@@ -281,6 +281,8 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # the second of "first X and then Y" ("he has represented first Czechoslovakia." was an output)
     ("At the Chess Olympiad, he has represented first Czechoslovakia and then Slovakia from 1980 onwards.",
      "and then Slovakia from 1980 onwards"),
+    ("At the Chess Olympiad, he has represented first Czechoslovakia and then Slovakia from 1980 onwards, missing out "
+     "only in 1998.", "and then Slovakia from 1980 onwards, missing out only in 1998"),
 ])
 def test_a_complement_the_phrase_needs_is_no_unit(text, not_a_unit):
     flat = [p.strip(" ,") for ps in units_of(text).values() for p in ps]

@@ -519,8 +519,8 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "conj" and first.dep_ in ("compound", "nmod") and first.head.i > tok.i:
         return None  # a noun modifier's conjunct is part of the noun phrase, and often a misparse of two
         # nouns: "a racing driver and team manager" -> "a racing driver manager" was an output
-    if dep == "conj" and any(c.lower_ in ("then", "later", "subsequently") and c.dep_ == "advmod" for c in tok.children) \
-            and any(t.lower_ in ("first", "initially", "originally") for t in tok.doc[sent.start:tok.i]):
+    if dep == "conj" and any(t.lower_ in ("then", "later", "subsequently") for t in tok.doc[tok.left_edge.i:tok.left_edge.i + 2]) \
+            and any(t.lower_ in ("first", "initially", "originally") for t in tok.doc[sent.start:tok.left_edge.i]):
         return None  # the second of "first X and then Y": "he has represented first Czechoslovakia." was what its
         # loss left
     if dep == "conj" and any(c.lower_ in _EXCLUSIVE and c.i < tok.i for c in (tok.head, *tok.head.children)):
