@@ -255,7 +255,7 @@ _ORPHAN = re.compile(r"(?:Other|Another|In doing so|By doing so|Since then|The f
                      r"Soon (?:after|afterwards|thereafter)|"
                      # "She returned to a country in Europe.", "He was discharged in the 1910s.": back from, or out
                      # of, what the sentence before told (outputs whose sentence before had gone)
-                     r"(?:(?:In|By|During) (?:the )?(?:early |mid-|late )?\d{4}s?, (?:he|she|they|I|we)|He|She|They|I|We)"
+                     r"(?:(?:In|By|During) (?:the )?(?:early |mid-|late )?\d{4}s?,? (?:he|she|they|I|we)|He|She|They|I|We)"
                      r"(?: later| then| eventually| subsequently| soon| finally)? "
                      r"(?:returned|came back|moved back|went back|was discharged|were discharged|was demobili[sz]ed)|"
                      r"(?:After|Before|Prior to|Following|Besides|Apart from) that\b|"
@@ -909,9 +909,11 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # phrase); pronouns are no rank's noun ("Not only her paintings")
             options = []
         if options[:1] == [""] and s.meta.get("role") == "modifier" and (s.type in _NAMED_TYPES + ("PERSON",) or (
-                s.type in ("DATE", "YEAR") and not d.drop_unit)) \
+                s.type in ("DATE", "YEAR") and not d.drop_unit and (not _TIME_NOUN_AFTER.match(text, s.end) or re.search(
+                    r"\b(?:for|in|during|throughout)\s+the\s+$", text[max(0, s.start - 20):s.start])))) \
                 and (a := _the_before_name(s, doc)) is not None:
             # "for the Peabody Mason Concert series" -> "for a series", "for the 1958-9 session" -> "for a session"
+            # (a time only after "for", "in", "during": "after a season", "A season was his last" would not read)
             art = article_for(_NEXT_WORD.match(text, s.end).group(1))
             s = Span(a, s.end, text[a:s.end], s.type, s.score, s.evidence, s.meta)
             options = [art] + options[1:]
@@ -2957,7 +2959,14 @@ class LocalOptimizer(Optimizer):
                         and w.kind in ("appositive", "relative clause", "participial clause") and j not in plan.choice \
                         and text[u.end:w.start + 1].strip().startswith(",") and not gap.strip(" ,") \
                         and (text[w.start:w.end].rstrip().endswith(",") or re.match(r"\s*,", text[w.end:w.end + 3])) \
-                        and u.start == plan.analysis.sentences[u.sentence][0]:
+                        and u.start == plan.analysis.sentences[u.sentence][0] \
+                        and not re.match(r"[\s,]*(?:and|or|nor)\b", text[w.end:w.end + 8]) \
+                        and not any(x.kind == "span" and x.span is not None and x.span.type == "PERSON"
+                                    and w.start <= x.start and x.end <= w.end for x in plan.units) \
+                        and not re.search(r"\b(?:again|also|too|as well)\b",
+                                          text[w.end:plan.analysis.sentences[u.sentence][1]]):
+                    # (never a list the parse took for appositions: "Smith, Jones, and Brown founded" would leave
+                    # "He and Brown founded"; nor a clause a later "again" points back at)
                     # no one writes "He, inventor of the 'Rocket' apparatus, was born", "He, who is considered a
                     # painter, died" (outputs): what the writer set off after the name goes with its commas
                     plan.try_choose(j, "", "set off after the name the pronoun replaced: it goes")

@@ -176,8 +176,9 @@ _EXCEPTIONS = frozenset("except excepting barring save".split())
 def _a_record(tok) -> bool:
     """A definite record one sets, holds or breaks ("the record", "his records"), not a win-loss record
     ("a 2-2 record") nor an album."""
-    return tok.lower_ in ("record", "records") and tok.pos_ == "NOUN" and any(
-        c.dep_ in ("det", "poss") and c.lower_ not in ("a", "an") for c in tok.children)
+    return tok.lower_ in ("record", "records") and tok.pos_ == "NOUN" and not any(
+        re.fullmatch(r"\d+\s*[-–]\s*\d+", c.text) or c.like_num for c in tok.children) \
+        and tok.head.lemma_.lower() not in ("post", "finish", "compile", "have", "go", "end")
 
 
 def _past_number_sign(right, sent):
@@ -262,7 +263,7 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # a comparison's other side: "purports to be anything other than satire and comedy" ->
         # "anything other." was an output
     if dep == "prep" and (any(c.dep_ == "advmod" and c.lower_ in ("only", "except", "solely", "exclusively")
-                              for c in tok.children) or tok.lower_ in _EXCEPTIONS or tok.head.lower_ in _EXCEPTIONS):
+                              for c in tok.children) or tok.lower_ in _EXCEPTIONS or (tok.head.lower_ in _EXCEPTIONS and tok.head.pos_ == "ADP")):
         return None  # an exception or a restriction is what the clause asserts: "missing out only in 1998" ->
         # "missing out." and "every time except in 1998" -> "every time" are false
     if dep == "prep" and left.i > sent.start and right.i + 2 < sent.end and tok.doc[right.i + 1].text == "," and (
@@ -519,7 +520,8 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "conj" and first.dep_ in ("compound", "nmod") and first.head.i > tok.i:
         return None  # a noun modifier's conjunct is part of the noun phrase, and often a misparse of two
         # nouns: "a racing driver and team manager" -> "a racing driver manager" was an output
-    if dep == "conj" and any(t.lower_ in ("then", "later", "subsequently") for t in tok.doc[tok.left_edge.i:tok.left_edge.i + 2]) \
+    if dep == "conj" and any(t.lower_ in ("then", "later", "subsequently")
+                             for t in tok.doc[max(tok.head.i + 1, tok.left_edge.i - 2):tok.left_edge.i + 2]) \
             and any(t.lower_ in ("first", "initially", "originally") for t in tok.doc[sent.start:tok.left_edge.i]):
         return None  # the second of "first X and then Y": "he has represented first Czechoslovakia." was what its
         # loss left
