@@ -1519,8 +1519,8 @@ def test_a_count_of_all_of_his_goes_with_its_sentence(engine, text, name, expect
     ("Franz Nadorp was a painter. Nadorp, which is considered a romantic German painter in style, died shortly "
      "thereafter in Rome. He wrote books.", "Franz Nadorp", "He was a painter. He died shortly thereafter in Italy. "
                                                           "He wrote books."),
-    ('Rudi Altig, dubbed "ten of hearts" by his fans, was a German cyclist. He wrote books.', "Rudi Altig",
-     "He was a German cyclist. He wrote books."),
+    ('Rudi Altig, dubbed "ten of hearts" by his fans, was popular as well as skilled. He wrote books.', "Rudi Altig",
+     "He was popular as well as skilled. He wrote books."),
     # (never a list the parse may take for appositions, nor a clause a later "again" points back at)
     ("Rudi Altig, his wife, and their son moved to Spain in 1990. He wrote books.", "Rudi Altig",
      "He, his wife, and their son moved to Spain in the 1990s. He wrote books."),

@@ -2963,7 +2963,7 @@ class LocalOptimizer(Optimizer):
                         and not re.match(r"[\s,]*(?:and|or|nor)\b", text[w.end:w.end + 8]) \
                         and not any(x.kind == "span" and x.span is not None and x.span.type == "PERSON"
                                     and w.start <= x.start and x.end <= w.end for x in plan.units) \
-                        and not re.search(r"\b(?:again|also|too|as well)\b",
+                        and not re.search(r"\b(?:again|also|too|as well(?! as))\b",
                                           text[w.end:plan.analysis.sentences[u.sentence][1]]):
                     # (never a list the parse took for appositions: "Smith, Jones, and Brown founded" would leave
                     # "He and Brown founded"; nor a clause a later "again" points back at)
