@@ -2410,30 +2410,29 @@ def test_a_sentence_that_points_back_at_a_deleted_one_goes_with_it(engine):
         opt._drop_orphans(plan, task)
         return plan.render()
 
-    # "Ten years later, he commanded ..." after the flight's sentence went (an output): later than nothing
-    out = without_sentence_1("Alan Shepard was an American astronaut. In 1961 he became the second person to fly in "
-                             "space. Ten years later, he commanded the Apollo 14 mission. He retired in 1974.",
-                             "d4", "Alan Shepard", "Astronaut")
-    assert "years later" not in out and "He retired in" in out, out
-    # "Stewart agrees, saying ..." agrees with what the sentence before said ("He agrees, saying" was an output)
-    out = without_sentence_1("Jon Stewart is an American comedian. Critics say Stewart benefits from a double "
-                             "standard. Stewart agrees, saying that his show is satire. He hosted the Academy Awards.",
-                             "d5", "Jon Stewart", "Comedian")
-    assert "agrees" not in out and "He hosted" in out, out
-    # "She returned to a country in Europe." and "He was discharged in the 1910s." after the sentence that took
-    # them away went (outputs): back from, or out of, nothing
-    out = without_sentence_1("Lucila Pascua is a Spanish basketball center. In 2013 she signed with a club in "
-                             "Zagreb. She returned to Spain in 2014. She won the league.", "d6", "Lucila Pascua", "Basketball player")
-    assert "returned" not in out and "She won the league" in out, out
-    out = without_sentence_1("Charles Peake was a British diplomat. He served in the Leicestershire Regiment during "
-                             "the war. He was discharged in 1918. He joined the Diplomatic Service in 1922.",
-                             "d7", "Charles Peake", "Diplomat")
-    assert "discharged" not in out and "Diplomatic Service" in out, out
-    # (after a fronted period too, and "After that, ...": after what the deleted sentence told)
-    out = without_sentence_1("Jamie Smith is an English midfielder. In 2011 he joined a club in Scotland. In 2013, he "
-                             "returned to England. After that he was not ranked any more. He wrote books.",
-                             "d9", "Jamie Smith", "Soccer player")
-    assert "returned" not in out and "After that" not in out and "He wrote books." in out, out
+    for text, name, label, gone, kept in [
+        # "Ten years later, he commanded ..." after the flight's sentence went (an output): later than nothing
+        ("Alan Shepard was an American astronaut. In 1961 he became the second person to fly in space. Ten years "
+         "later, he commanded the Apollo 14 mission. He retired in 1974.", "Alan Shepard", "Astronaut",
+         ("years later",), "He retired in"),
+        # "Stewart agrees, saying ..." agrees with what the sentence before said ("He agrees, saying" was an output)
+        ("Jon Stewart is an American comedian. Critics say Stewart benefits from a double standard. Stewart agrees, "
+         "saying that his show is satire. He hosted the Academy Awards.", "Jon Stewart", "Comedian",
+         ("agrees",), "He hosted"),
+        # "She returned to a country in Europe." and "He was discharged in the 1910s." after the sentence that took
+        # them away went (outputs): back from, or out of, nothing
+        ("Lucila Pascua is a Spanish basketball center. In 2013 she signed with a club in Zagreb. She returned to "
+         "Spain in 2014. She won the league.", "Lucila Pascua", "Basketball player", ("returned",), "She won the league"),
+        ("Charles Peake was a British diplomat. He served in the Leicestershire Regiment during the war. He was "
+         "discharged in 1918. He joined the Diplomatic Service in 1922.", "Charles Peake", "Diplomat",
+         ("discharged",), "Diplomatic Service"),
+        # (after a fronted period too, and "After that, ...": after what the deleted sentence told)
+        ("Jamie Smith is an English midfielder. In 2011 he joined a club in Scotland. In 2013, he returned to England. "
+         "After that he was not ranked any more. He wrote books.", "Jamie Smith", "Soccer player",
+         ("returned", "After that"), "He wrote books."),
+    ]:
+        out = without_sentence_1(text, f"d-{name}", name, label)
+        assert not any(g in out for g in gone) and kept in out, out
     # (where the sentence before stays, so does the return, whatever went before it)
     task, plan, by_sentence = planned("Lucila Pascua is a Spanish basketball center. In 2013 she signed with a club "
                                       "in Zagreb. She won the Hungarian league there. She returned to Spain in 2014.",
