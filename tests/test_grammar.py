@@ -2907,3 +2907,33 @@ def test_a_name_after_a_fronted_phrase_the_parse_cut_is_the_subject(engine):
     out = anonymize(engine, "James Smith was an American horse trainer. Along with his father, James Smith trained "
                             "for Maine Chance Farm.", name="James Smith")
     assert ", he trained for" in out, out
+
+
+@pytest.mark.parametrize("sentence, deleted, expected", [
+    # the last items went with the list's "and": it goes back before the last item that stays (DB-bio 147 and 44:
+    # "She studied at a school, at an academy." and "conferred by an organization, a school." were outputs)
+    ("She studied at the St Louis School of Fine Art, at the National Academy of Design, the School of the Art "
+     "Institute of Chicago, at Pennsylvania Academy of Fine Arts and at the Art Students League.",
+     [", the School of the Art Institute of Chicago", ", at Pennsylvania Academy of Fine Arts and at the Art Students League"],
+     "She studied at the St Louis School of Fine Art and at the National Academy of Design."),
+    ("Honorary doctorates have been conferred by ASU, Embry-Riddle Aeronautical University, Thunderbird School of "
+     "Global Management, the University of South Carolina, Pepperdine University and Finlandia University.",
+     [", Embry-Riddle Aeronautical University", ", the University of South Carolina, Pepperdine University and Finlandia University"],
+     "Honorary doctorates have been conferred by ASU and Thunderbird School of Global Management."),
+    ("He played for Leeds, Chelsea, Fulham and Everton in the 1990s.", [", Fulham and Everton"],
+     "He played for Leeds and Chelsea in the 1990s."),
+    # no list to give it back to: a fronted phrase's comma, an apposition to one noun, a clause, a kept "and"
+    ("In 1990, he studied at Yale and at Harvard.", [" and at Harvard"], "In 1990, he studied at Yale."),
+    ("He studied at Yale, a private university, and at Harvard.", [", and at Harvard"],
+     "He studied at Yale, a private university."),
+    ("He moved to Paris, where he taught French and Latin.", [" and Latin"], "He moved to Paris, where he taught French."),
+    ("He played for Leeds and Chelsea, Fulham and Everton.", [", Fulham and Everton"], "He played for Leeds and Chelsea."),
+])
+def test_a_lists_and_goes_back_where_its_last_items_went(sentence, deleted, expected):
+    from veil.agents.local.optimizer import _and_given_back
+    from veil.agents.local.units import list_marks
+    sent = next(nlp.parse(sentence).sents)
+    reps = [(len(d), Span(sentence.index(d), sentence.index(d) + len(d), "", "UNIT"), "") for d in deleted]
+    reps += _and_given_back(reps, list_marks(sent))
+    reps.sort(key=lambda x: (-x[0], x[1].type != "UNIT"))
+    assert tidy(apply(sentence, [(s, r) for _, s, r in reps])) == expected

@@ -505,3 +505,23 @@ def test_a_countrys_own_rank_is_a_claim_and_a_rank_in_words_is_a_rank():
     assert spans["Greek No. 1"].type == "CLAIM"
     assert spans["world number one"].meta["value"] == 1
     assert "World No. 3" in spans and spans["World No. 3"].type == "NUMBER"
+
+
+@pytest.mark.parametrize("sentence, name", [
+    # a name in capitals the parse took for an adverb, between the article and its noun (DB-bio 115 kept
+    # "with the ONCE professional cycling team")
+    ("He began his career on the road with the ONCE professional cycling team.", "ONCE"),
+    ("She worked for the NASA research programme.", "NASA"),
+])
+def test_a_name_in_capitals_inside_a_noun_phrase_is_an_organisation(sentence, name):
+    assert by_text(find_spans(sentence))[name].type == "ORG"
+
+
+@pytest.mark.parametrize("sentence", [
+    "That was the ONLY way home.",
+    "It was the BEST game of the season.",
+    "I am a HUGE fan of the band.",
+    "We LOVE the new place.",
+])
+def test_capitals_for_stress_are_no_name(sentence):
+    assert not [s for s in find_spans(sentence) if s.type == "ORG"]

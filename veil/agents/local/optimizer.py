@@ -46,7 +46,8 @@ from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import (COMPASS, race_names, NAME_TITLES, RACING_TEXT, STOP_WORDS, Span, deny_spans, find_spans, fold, known_capitals,
                                      lexicon, number_value, place_info)
 from veil.agents.local.spans import _zipf  # (the span finder's word frequency: one measure of "rare")
-from veil.agents.local.units import DEICTIC_NOUNS, RANKING, Constituent, Piece, constituents, is_ordinal, negated
+from veil.agents.local.units import (
+    DEICTIC_NOUNS, LIST_CC, LIST_ITEM, RANKING, Constituent, Piece, constituents, is_ordinal, list_marks, negated)
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
 
@@ -337,6 +338,28 @@ _ARTICLE_TO_SETTLE = re.compile(r"\b([Aa])\(n\)(\s+\W*\w+)")
 # clause ("at a bank, later becoming its president", "for Ajax, then joined")
 _ORPHAN_COMMA = re.compile(r"\s*,(?=\s*(?:(?:primarily|mainly|mostly|largely|chiefly|initially|first|later|eventually|finally)"
                            r"\s+(?:for|in|at|with|on|as|from|to|under)\b|(?:before|after|until|since)\s+[a-z]+ing\b))")
+
+
+def _and_given_back(reps: list[tuple[int, Span, str]], marks) -> list[tuple[int, Span, str]]:
+    """The coordinator a deletion took with a list's last items, back at the comma before the last
+    item that stays: "She studied at a school, at an academy." -> "She studied at a school and at an
+    academy." (of "at X, at Y, Z, at W and at V", the last three gone), "conferred by an
+    organization, a school." -> "... by an organization and a school." (see ``units.list_marks``)."""
+    dels = [s for _, s, r in reps if r == ""]
+    given = {s.start for _, s, r in reps if r.strip() in ("and", "or")}  # a unit gave it back already
+    gone = lambda a, b: any(d.start <= a and b <= d.end for d in dels)  # noqa: E731
+    out = []
+    for d in dels:
+        cc = next((m for m in marks if m[2] == LIST_CC and d.start <= m[0] and m[1] <= d.end), None)
+        if cc is None:
+            continue
+        for start, end, kind, _ in reversed([m for m in marks if m[1] <= d.start]):
+            if gone(start, end):
+                continue
+            if kind == LIST_ITEM and start not in given:
+                out.append((1, Span(start, end, "", "UNIT"), f" {cc[3]}"))
+            break
+    return out
 
 
 def _with_orphan_comma(rep: tuple[int, Span, str], sentence: str) -> tuple[int, Span, str]:
@@ -692,6 +715,8 @@ class Analysis:
     # the starts of the pointers that are shell nouns ("The project"): they point back at what the
     # sentence before told, not at a noun
     shells: frozenset[int] = frozenset()
+    # per sentence, where a list's "and" may go back once edits took it (units.list_marks)
+    lists: list[tuple[tuple[int, int, str, str], ...]] = field(default_factory=list)
     _by_sentence: list[list[int]] | None = field(default=None, repr=False)
     _rendered: dict[tuple, str] = field(default_factory=dict, repr=False)
 
@@ -1120,7 +1145,8 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     # ("achieving a medal for the latter two": the latter of what the sentence named before)
     introductions = _introductions(doc, pointers) if english else {}
     analysis = Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare, pointers=pointers,
-                        introductions=introductions, shells=frozenset(start for _, start, _, _ in shells))
+                        introductions=introductions, shells=frozenset(start for _, start, _, _ in shells),
+                        lists=[list_marks(s) if english else () for s in live])
     for i, u in enumerate(units):
         if u.kind == "span" and u.drop_unit and u.policy is None and not u.or_sentence and u.span.type == "ORG" \
                 and (re.search(r"\s(?:and|&)\s", u.text) or "acronym" in u.span.evidence) and has_root[u.sentence] \
@@ -2565,6 +2591,8 @@ class Plan:
         if len(merged) < len(dels):
             reps = [x for x in reps if x[2] != ""] + [(m.end - m.start, m, "") for m in merged]
         reps = _another(reps, self.analysis.text[a:b])
+        if si < len(self.analysis.lists):
+            reps += _and_given_back(reps, self.analysis.lists[si])
         # apply(): the first of overlapping edits wins: wide ones first, and of two as wide the
         # deletion of a phrase before the replacement of a span inside it
         reps.sort(key=lambda x: (-x[0], x[1].type != "UNIT"))

@@ -1111,6 +1111,23 @@ def _acronym(tok: str) -> bool:
             and core not in lexicon()["not_acronyms_set"])
 
 
+# words written in capitals for stress, not as a name ("the ONLY way", "a HUGE fan")
+_STRESSED = frozenset("""only very most best worst same real whole entire first last one right wrong big huge
+other actual exact main true great new old little tiny""".split())
+
+
+def _capitals_in_a_noun_phrase(doc, t) -> bool:
+    """A word in capitals the parse did not call a proper noun, between an article and its noun: a
+    name ("with the ONCE professional cycling team": ONCE an adverb to the parse, and the team's
+    name stayed in the output)."""
+    if not (t.is_alpha and t.text.isupper() and len(t.text) >= 3) or t.i == 0 or t.lower_ in _STRESSED \
+            or t.tag_ in ("JJS", "JJR", "RBS", "RBR"):
+        return False
+    det = doc[t.i - 1]
+    return det.dep_ in ("det", "poss") and det.head.i > t.i and det.head.pos_ in ("NOUN", "PROPN") \
+        and not det.head.text.isupper()
+
+
 # titles and degrees that are one word ("his doctorate in 1964 and an M.S." read as an organisation;
 # never "MS" or "BA" alone: a disease, an airline)
 _ONE_WORD_TITLES = frozenset("phd ph.d. mfa mba grandmaster m.s. m.a. msc m.sc. b.s. b.a. bsc b.sc. ll.b. ll.m. j.d.".split())
@@ -1499,7 +1516,8 @@ def _entity_spans(text: str, doc) -> list[Span]:
             continue
         if lw in person_tokens:
             spans.append(_name_part(doc, t, text))
-        elif t.pos_ == "PROPN" and _acronym(t.text) and t.text not in gazetteer().state_codes:
+        elif (t.pos_ == "PROPN" or _capitals_in_a_noun_phrase(doc, t)) and _acronym(t.text) \
+                and t.text not in gazetteer().state_codes and t.lower_ not in _STRESSED:
             ladder = list(lexicon()["acronyms"].get(t.text, ["an organization"]))
             spans.append(Span(t.idx, t.idx + len(t.text), t.text, "ORG", 0.6, "shape:acronym", {"ladder": ladder}))
         elif t.pos_ == "PROPN" and t.text.istitle() and t.i > 0 and (

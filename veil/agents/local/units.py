@@ -803,6 +803,45 @@ def _referential_adverb(tok, sent) -> Constituent | None:
     return Constituent("adverb", (Piece(tok.idx, tok.idx + len(tok.text)),), 0, 1)
 
 
+# the marks of a sentence that say where a list's lost "and" may go back (``list_marks``)
+LIST_CC, LIST_ITEM, LIST_STOP = "cc", "item", "stop"
+
+
+def list_marks(sent) -> tuple[tuple[int, int, str, str], ...]:
+    """(start, end, kind, text) of the tokens of ``sent`` (offsets in the sentence) that tell where
+    a coordinator a deletion took with a list's last items goes back: each "and"/"or" (``LIST_CC``),
+    each comma that opens an item of a list (``LIST_ITEM``: a conjunct, an apposition to a listed
+    noun, or a prepositional phrase after one with the same preposition on the same head), and what
+    a list does not run past (``LIST_STOP``: a verb, another comma, a semicolon, a bracket, a colon).
+    "She studied at X, at Y, Z, at W and at V." with ", Z, at W and at V" gone is "She studied at X,
+    at Y." without them; with them, "at X and at Y" (the renderer reads them: the parse of a list
+    is too often wrong - Z an apposition to "She", "and at V" a conjunct of "at W" - for one unit to
+    know its list)."""
+    doc, base = sent.doc, sent.start_char
+    out = []
+    for t in sent:
+        kind = None
+        if t.dep_ == "cc" and t.lower_ in ("and", "or"):
+            kind = LIST_CC
+        elif t.pos_ in ("VERB", "AUX") or t.text in (";", ":", "(", ")", "—", "–"):
+            kind = LIST_STOP
+        elif t.text == ",":
+            kind = LIST_STOP
+            if t.i + 1 < sent.end:
+                nxt = root = doc[t.i + 1]
+                while root.head.i != root.i and root.head.left_edge.i >= nxt.i:
+                    root = root.head
+                head = root.head
+                listed = head.dep_ == "conj" or any(c.dep_ == "conj" for c in head.children)
+                if root.dep_ == "conj" or (root.dep_ == "appos" and listed) or (
+                        root.dep_ == "prep" and any(c.dep_ == "prep" and c.i < root.i and c.lower_ == root.lower_
+                                                    for c in head.children)):
+                    kind = LIST_ITEM
+        if kind is not None:
+            out.append((t.idx - base, t.idx - base + len(t.text), kind, t.text))
+    return tuple(out)
+
+
 def constituents(doc, sentences: list[tuple[int, int]]) -> list[Constituent]:
     """Every removable dependent of every sentence, then the sentences themselves."""
     out: list[Constituent] = []
