@@ -877,6 +877,11 @@ def test_a_sentence_the_edits_leave_nearly_empty_goes_whole(engine):
     out = anonymize(engine, text, name="Jim Smith")
     assert "won a" not in out and "drafted" not in out and "He wrote books." in out, out
     assert "He was born in California in the 1940s." in out, out
+    # (a debut is taking part: "He made his debut for a sports team." was an output)
+    text = ("Jim Smith is a rugby player. He made his debut for the Leeds Rhinos against Wigan Warriors in the "
+            "Challenge Cup. He wrote books.")
+    out = anonymize(engine, text, name="Jim Smith")
+    assert "debut" not in out and "He wrote books." in out, out
 
 
 def test_subject_becomes_the_pronoun_the_text_uses(engine):
@@ -2928,6 +2933,12 @@ def test_a_name_after_a_fronted_phrase_the_parse_cut_is_the_subject(engine):
      "He studied at Yale, a private university."),
     ("He moved to Paris, where he taught French and Latin.", [" and Latin"], "He moved to Paris, where he taught French."),
     ("He played for Leeds and Chelsea, Fulham and Everton.", [", Fulham and Everton"], "He played for Leeds and Chelsea."),
+    # (nor the "and" of a list inside the last item that stays: "He married P, a divorcee and the child of P" was an
+    # output of "Hall, a divorcee, the daughter of John Hoagland and Harriet Rupp, of LDS Church fame")
+    ("He married Alice Cornelia (Hoagland) Hall, a divorcee, the daughter of John Aaron Hoagland (1861–1929) and "
+     "Harriet Maria Louditt Rupp (1862–1949), of LDS Church fame, on 4 December 1911 in Boise, Ada, Idaho.",
+     [" (1861–1929)", " and Harriet Maria Louditt Rupp (1862–1949), of LDS Church fame", " in Boise, Ada, Idaho"],
+     "He married Alice Cornelia (Hoagland) Hall, a divorcee, the daughter of John Aaron Hoagland, on 4 December 1911."),
 ])
 def test_a_lists_and_goes_back_where_its_last_items_went(sentence, deleted, expected):
     from veil.agents.local.optimizer import _and_given_back

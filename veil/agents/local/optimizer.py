@@ -47,7 +47,7 @@ from veil.agents.local.spans import (COMPASS, race_names, NAME_TITLES, RACING_TE
                                      lexicon, number_value, place_info)
 from veil.agents.local.spans import _zipf  # (the span finder's word frequency: one measure of "rare")
 from veil.agents.local.units import (
-    DEICTIC_NOUNS, LIST_CC, LIST_ITEM, RANKING, Constituent, Piece, constituents, is_ordinal, list_marks, negated)
+    DEICTIC_NOUNS, LIST_CC, LIST_ITEM, RANKING, Constituent, ListMark, Piece, constituents, is_ordinal, list_marks, negated)
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
 
@@ -216,13 +216,15 @@ _FILLER_TOKENS = frozenset(tokenize("organization organizations team teams compe
 # educational institution", "a competition")
 _KIND_TOKENS = _FILLER_TOKENS | frozenset(tokenize("sports sport league leagues club clubs institution institutions "
                                                   "educational school schools university universities championship "
-                                                  "match tournament race game games prize honor honour group federation association"))
+                                                  "match tournament race game games prize honor honour group federation association "
+                                                  # (a debut is a kind of taking part, a sport the kind of a team)
+                                                  "debut baseball football basketball hockey soccer cricket rugby"))
 # the verbs of taking part that a sportsman's or a student's label implies ("He played for a team.", "He won
 # a competition.", "He was drafted by a sports team.", "He attended an educational institution.")
 _TAKING_PART = frozenset(tokenize("play played win won compete competed join joined sign signed attend attended "
                                   "graduate graduated transfer transferred enter entered ride rode represent "
                                   "represented draft drafted reach reached participate participated stay stayed "
-                                  "draw drew induct inducted study studied debut"))
+                                  "draw drew induct inducted study studied debut make made"))
 _NOT_A_NAME_TYPES = frozenset({"ORG", "LOCATION", "PRODUCT", "WORK", "EVENT", "AWARD", "TITLE"})
 # what the pattern recognizers find in any language (Presidio's and VEIL_PATTERNS)
 LANGUAGE_INDEPENDENT = frozenset({"EMAIL", "PHONE", "URL", "ID", "ADDRESS", "DOB", "DENY"})
@@ -340,24 +342,28 @@ _ORPHAN_COMMA = re.compile(r"\s*,(?=\s*(?:(?:primarily|mainly|mostly|largely|chi
                            r"\s+(?:for|in|at|with|on|as|from|to|under)\b|(?:before|after|until|since)\s+[a-z]+ing\b))")
 
 
-def _and_given_back(reps: list[tuple[int, Span, str]], marks) -> list[tuple[int, Span, str]]:
+def _and_given_back(reps: list[tuple[int, Span, str]], marks: tuple[ListMark, ...]) -> list[tuple[int, Span, str]]:
     """The coordinator a deletion took with a list's last items, back at the comma before the last
     item that stays: "She studied at a school, at an academy." -> "She studied at a school and at an
     academy." (of "at X, at Y, Z, at W and at V", the last three gone), "conferred by an
-    organization, a school." -> "... by an organization and a school." (see ``units.list_marks``)."""
+    organization, a school." -> "... by an organization and a school." (see ``units.list_marks``).
+    Not where the coordinator joined the objects of a preposition after that comma: "a divorcee,
+    the daughter of X and Y" is not "a divorcee and the daughter of X" once "and Y" goes."""
     dels = [s for _, s, r in reps if r == ""]
     given = {s.start for _, s, r in reps if r.strip() in ("and", "or")}  # a unit gave it back already
     gone = lambda a, b: any(d.start <= a and b <= d.end for d in dels)  # noqa: E731
     out = []
     for d in dels:
-        cc = next((m for m in marks if m[2] == LIST_CC and d.start <= m[0] and m[1] <= d.end), None)
+        cc = next((m for m in marks if m.kind == LIST_CC and d.start <= m.start and m.end <= d.end), None)
         if cc is None:
             continue
-        for start, end, kind, _ in reversed([m for m in marks if m[1] <= d.start]):
-            if gone(start, end):
+        for m in reversed([m for m in marks if m.end <= d.start]):
+            if gone(m.start, m.end):
                 continue
-            if kind == LIST_ITEM and start not in given:
-                out.append((1, Span(start, end, "", "UNIT"), f" {cc[3]}"))
+            # the outermost preposition after the comma that holds the item before the coordinator
+            inside = [again for at, again in cc.within if m.end <= at < cc.start]
+            if m.kind == LIST_ITEM and m.start not in given and (not inside or inside[-1]):
+                out.append((1, Span(m.start, m.end, "", "UNIT"), f" {cc.text}"))
             break
     return out
 
@@ -716,7 +722,7 @@ class Analysis:
     # sentence before told, not at a noun
     shells: frozenset[int] = frozenset()
     # per sentence, where a list's "and" may go back once edits took it (units.list_marks)
-    lists: list[tuple[tuple[int, int, str, str], ...]] = field(default_factory=list)
+    lists: list[tuple[ListMark, ...]] = field(default_factory=list)
     _by_sentence: list[list[int]] | None = field(default=None, repr=False)
     _rendered: dict[tuple, str] = field(default_factory=dict, repr=False)
 

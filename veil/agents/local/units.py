@@ -807,22 +807,42 @@ def _referential_adverb(tok, sent) -> Constituent | None:
 LIST_CC, LIST_ITEM, LIST_STOP = "cc", "item", "stop"
 
 
-def list_marks(sent) -> tuple[tuple[int, int, str, str], ...]:
-    """(start, end, kind, text) of the tokens of ``sent`` (offsets in the sentence) that tell where
-    a coordinator a deletion took with a list's last items goes back: each "and"/"or" (``LIST_CC``),
-    each comma that opens an item of a list (``LIST_ITEM``: a conjunct, an apposition to a listed
-    noun, or a prepositional phrase after one with the same preposition on the same head), and what
-    a list does not run past (``LIST_STOP``: a verb, another comma, a semicolon, a bracket, a colon).
-    "She studied at X, at Y, Z, at W and at V." with ", Z, at W and at V" gone is "She studied at X,
-    at Y." without them; with them, "at X and at Y" (the renderer reads them: the parse of a list
-    is too often wrong - Z an apposition to "She", "and at V" a conjunct of "at W" - for one unit to
-    know its list)."""
+@dataclass(frozen=True)
+class ListMark:
+    """A token that tells where a list's lost coordinator may go back (``list_marks``); offsets
+    are in the sentence."""
+
+    start: int
+    end: int
+    kind: str
+    text: str
+    # a coordinator's: the prepositions that hold the item before it, innermost first, and whether
+    # the word after it is that preposition again ("of X and Y" coordinates inside "of"; "at X and
+    # at Y" does not)
+    within: tuple[tuple[int, bool], ...] = ()
+
+
+def list_marks(sent) -> tuple[ListMark, ...]:
+    """The tokens of ``sent`` that tell where a coordinator a deletion took with a list's last items
+    goes back: each "and"/"or" (``LIST_CC``), each comma that opens an item of a list (``LIST_ITEM``:
+    a conjunct, an apposition to a listed noun, or a prepositional phrase after one with the same
+    preposition on the same head), and what a list does not run past (``LIST_STOP``: a verb, another
+    comma, a semicolon, a bracket, a colon). "She studied at X, at Y, Z, at W and at V." with ", Z,
+    at W and at V" gone is "She studied at X, at Y." without them; with them, "at X and at Y" (the
+    renderer reads them: the parse of a list is too often wrong - Z an apposition to "She", "and at
+    V" a conjunct of "at W" - for one unit to know its list)."""
     doc, base = sent.doc, sent.start_char
     out = []
     for t in sent:
-        kind = None
+        kind, within = None, ()
         if t.dep_ == "cc" and t.lower_ in ("and", "or"):
             kind = LIST_CC
+            prev = doc[t.i - 1] if t.i > sent.start else t
+            while prev.i > sent.start and (prev.is_punct or prev.dep_ == "appos" and prev.head.i < prev.i
+                                           and doc[prev.i - 1].text == "("):
+                prev = doc[prev.i - 1] if prev.is_punct else doc[prev.i - 2]  # (past a bracket: "X (1861–1929) and Y")
+            after = doc[t.i + 1].lower_ if t.i + 1 < sent.end else ""
+            within = tuple((a.idx - base, a.lower_ == after) for a in prev.ancestors if a.dep_ in ("prep", "agent"))
         elif t.pos_ in ("VERB", "AUX") or t.text in (";", ":", "(", ")", "—", "–"):
             kind = LIST_STOP
         elif t.text == ",":
@@ -838,7 +858,7 @@ def list_marks(sent) -> tuple[tuple[int, int, str, str], ...]:
                                                     for c in head.children)):
                     kind = LIST_ITEM
         if kind is not None:
-            out.append((t.idx - base, t.idx - base + len(t.text), kind, t.text))
+            out.append(ListMark(t.idx - base, t.idx - base + len(t.text), kind, t.text, within))
     return tuple(out)
 
 
