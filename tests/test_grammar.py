@@ -147,6 +147,8 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
     # each was deleted alone and left a stub a blind reader flagged
     ("He retired at the end of that season, aged 32.", "of that season"),  # "at the end"
     ("He was the third student of Yip Man in the discipline of Wing Chun.", "of Wing Chun"),
+    # (the article of a list of nouns: "he has focused on the design and manufacture." was an output)
+    ("Since 1978, he has focused on the design and manufacture of tailored apparel for men.", "of tailored apparel for men"),
     ("Combining his love for photography and physics, he designed cameras.", "for photography and physics"),
     ("She won the prize for the best female player, thanks to her fine play.", "to her fine play"),  # "thanks."
     ("In September 2014, Hutchins left his role as tournament director to take up a new position.",
@@ -1180,8 +1182,12 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Sakmongkol Sithchuchok is a Thai kickboxer. He is a 5 time world champion. He won and his team won.",
      "Sakmongkol Sithchuchok", "He is a Thai kickboxer. He is a multiple-time world champion."),
     # a pronoun takes the subject's name, not the noun phrase before it ("Sarazen was he trained" was an output)
+    ("Max Hirsch was a trainer. The colt was the first Champion Max Hirsch trained. He won and his team won.",
+     "Max Hirsch", "He was a trainer. The colt was the first Champion he trained."),
+    # (a rare name the NER left untagged, a subject, goes with its sentence: "Sarazen was the first Champion he
+    # trained" named the horse)
     ("Max Hirsch was a trainer. Sarazen was the first Champion Max Hirsch trained. He won and his team won.",
-     "Max Hirsch", "He was a trainer. Sarazen was the first Champion he trained."),
+     "Max Hirsch", "He was a trainer. He won and his team won."),
     # a work's noun may carry two modifiers ("the comedy TV show Orijino Komedi" stayed)
     ("Daniel Ndambuki is a comedian who co-hosts the comedy TV show Orijino Komedi. He won and his team won.",
      "Daniel Ndambuki", "He is a comedian who co-hosts a comedy TV show."),

@@ -525,3 +525,25 @@ def test_a_name_in_capitals_inside_a_noun_phrase_is_an_organisation(sentence, na
 ])
 def test_capitals_for_stress_are_no_name(sentence):
     assert not [s for s in find_spans(sentence) if s.type == "ORG"]
+
+
+@pytest.mark.parametrize("sentence, names", [
+    # two names the NER took for one organisation are two ("played for a sports team" was false of two)
+    ("Honorary doctorates have been conferred by Pepperdine University and Finlandia University.",
+     ["Pepperdine University", "Finlandia University"]),
+    # one name with "and" inside it stays one
+    ("He worked for the Department of Health and Human Services.", ["Department of Health and Human Services"]),
+    ("She bought it at Barnes and Noble.", ["Barnes and Noble"]),
+])
+def test_two_names_joined_by_and_are_two_organisations(sentence, names):
+    found = [s.text for s in find_spans(sentence) if s.type in ("ORG", "LOCATION")]
+    assert [n for n in names if n in found] == names, found
+
+
+def test_a_rare_untagged_name_as_a_subject_is_a_name():
+    # (a horse's name stayed: "Sarazen was the first Champion he trained")
+    assert by_text(find_spans("Sarazen was the first champion he trained."))["Sarazen"].type == "PERSON"
+    # not a word of the language, nor a nickname the text gave in brackets (the subject's own)
+    assert not find_spans("Nobody was there. Everyone agreed.")
+    spans = find_spans("Madhulika (Lika) Guhathakurta is an astrophysicist. Lika was previously a program scientist.")
+    assert not [s for s in spans if s.evidence == "shape:rare_subject"], spans

@@ -243,10 +243,15 @@ def _dependent(tok, sent) -> Constituent | None:
             prev.lower_ in RELATIONAL or (tok.lower_ == "of" and prev.lower_ in OF_COMPLEMENT)):
         return None  # the parse hung the complement on the noun before ("trainer and winner | of the Derby")
     noun = tok.head if tok.head.pos_ == "NOUN" else prev  # (the parse may hang it on the verb: "set the record | for")
-    if dep == "prep" and noun is not None and noun.pos_ == "NOUN" and tok.i == noun.i + 1 and any(
+    if dep == "prep" and noun is not None and noun.pos_ == "NOUN" and (tok.i == noun.i + 1 or (
+            noun.i == tok.head.i and tok.i - noun.i <= 4
+            and all(t.dep_ == "cc" or (t.dep_ == "conj" and t.head == noun) for t in tok.doc[noun.i + 1:tok.i]))) and any(
             c.dep_ in ("det", "poss") and c.lower_ in _DEFINITE_DETS and (tok.lower_ == "of" or c.dep_ == "poss"
                                                                          or noun is not tok.head)
-            for c in noun.children if tok.lower_ in ("of", "for")):
+            for c in (*noun.children, *(noun.head.children if noun.dep_ == "conj" and noun.head.pos_ == "NOUN" else ()))
+            if tok.lower_ in ("of", "for")):
+        # (the article of a list of nouns: "on the design and manufacture | of apparel" -> "on the design and
+        # manufacture." was an output)
         # a definite noun's complement: "the end of that season" -> "at the end", "in the
         # discipline of Wing Chun" -> "in the discipline", "his love for photography" -> "his love",
         # "he set the record for the most days in space" -> "he set the record"
