@@ -591,6 +591,22 @@ def test_tidy_counts_a_list_of_one_kind_with_its_brackets():
     assert tidy("He played for a team (in the 1990s) and a club.") == "He played for a team (in the 1990s) and a club."
 
 
+def test_an_adjective_a_comma_joins_to_others_goes_with_its_comma():
+    # ("the design of handsome, well-styled, apparel" was an output)
+    text = "He made handsome, well-styled, tailored apparel for men."
+    assert {"handsome,", ", tailored"} <= set(units_of(text)["modifier"]), units_of(text)
+    rendered = {tidy(apply(text, [(Span(p.start, p.end, "", "UNIT"), "") for p in c.pieces]))
+                for c in constituents(nlp.parse(text), []) if c.kind == "modifier"}
+    assert rendered == {"He made well-styled, tailored apparel for men.", "He made handsome, well-styled apparel for men."}
+
+
+def test_tidy_says_a_neutral_word_once_where_two_gendered_ones_stood():
+    # ("he has focused on the design of apparel for both people and people" was an output of "for both men and women")
+    assert tidy("He designed apparel for both people and people.") == "He designed apparel for people."
+    assert tidy("They had children and children.") == "They had children."
+    assert tidy("He helped people and animals.") == "He helped people and animals."
+
+
 def test_tidy_gives_a_vowel_its_article():
     assert tidy("He is a Irish former footballer.") == "He is an Irish former footballer."
     assert tidy("A Italian painter.") == "An Italian painter."

@@ -534,6 +534,7 @@ def test_capitals_for_stress_are_no_name(sentence):
     # one name with "and" inside it stays one
     ("He worked for the Department of Health and Human Services.", ["Department of Health and Human Services"]),
     ("She bought it at Barnes and Noble.", ["Barnes and Noble"]),
+    ("Ferhunde Erkin received the Sevda-Cenap And Music Foundation Honour medal in 1999.", ["Sevda-Cenap And Music Foundation Honour"]),
 ])
 def test_two_names_joined_by_and_are_two_organisations(sentence, names):
     found = [s.text for s in find_spans(sentence) if s.type in ("ORG", "LOCATION")]

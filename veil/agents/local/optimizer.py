@@ -218,13 +218,15 @@ _KIND_TOKENS = _FILLER_TOKENS | frozenset(tokenize("sports sport league leagues 
                                                   "educational school schools university universities championship "
                                                   "match tournament race game games prize honor honour group federation association "
                                                   # (a debut is a kind of taking part, a sport the kind of a team)
-                                                  "debut baseball football basketball hockey soccer cricket rugby"))
+                                                  "debut baseball football basketball hockey soccer cricket rugby cemetery"))
 # the verbs of taking part that a sportsman's or a student's label implies ("He played for a team.", "He won
 # a competition.", "He was drafted by a sports team.", "He attended an educational institution.")
 _TAKING_PART = frozenset(tokenize("play played win won compete competed join joined sign signed attend attended "
                                   "graduate graduated transfer transferred enter entered ride rode represent "
                                   "represented draft drafted reach reached participate participated stay stayed "
-                                  "draw drew induct inducted study studied debut make made"))
+                                  "draw drew induct inducted study studied debut make made "
+                                  # (and a burial, which every life ends in: "Interment in a cemetery." was an output)
+                                  "bury buried interment interred"))
 _NOT_A_NAME_TYPES = frozenset({"ORG", "LOCATION", "PRODUCT", "WORK", "EVENT", "AWARD", "TITLE"})
 # what the pattern recognizers find in any language (Presidio's and VEIL_PATTERNS)
 LANGUAGE_INDEPENDENT = frozenset({"EMAIL", "PHONE", "URL", "ID", "ADDRESS", "DOB", "DENY"})
@@ -424,6 +426,8 @@ def tidy(sentence: str) -> str:
     s = _SAME_BRACKET_TWICE.sub(r"\2 (\1)", s)
     s = _BEFORE_ANOTHER.sub(r"\1another \2", s)
     s = re.sub(r"\b([Tt]he|[Aa]) World (records?)\b", r"\1 world \2", s)  # (of "the Guinness World record")
+    # the neutral word of two gendered ones, twice: "for both people and people" (of "for both men and women")
+    s = re.sub(r"\b(?:both )?(people|children|siblings|parents|spouses|grandchildren|grandparents) and \1\b", r"\1", s)
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _SAME_KIND_BRACKETED.sub(_same_kind_list, s)
     s = _KIND_OF_ORGANIZATION.sub(r"\1", s)

@@ -1117,7 +1117,7 @@ def _two_names_joined(doc, i: int, j: int, label: str) -> int | None:
     University" is two, "the Department of Health and Human Services", "Barnes and Noble" are one."""
     if label not in ("ORG", "FAC"):
         return None
-    ccs = [k for k in range(i + 1, j - 1) if doc[k].lower_ in ("and", "&")]
+    ccs = [k for k in range(i + 1, j - 1) if doc[k].text in ("and", "&")]  # (not "Sevda-Cenap And Music Foundation")
     if len(ccs) != 1:
         return None
     k = ccs[0]

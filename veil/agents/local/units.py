@@ -103,7 +103,7 @@ SPAN_VERBS = frozenset("vary range span stretch extend".split())
 ROLE_VERBS = frozenset("serve work act function remain continue appear star perform".split())
 # verbs that do not stand without their prepositional complement
 NEEDS_COMPLEMENT = frozenset("""get put place lead bring send consist belong branch rely depend refer result
-specialize specialise designate know regard describe""".split())  # lemmas ("He started as a comedian, but branched." was an output)
+specialize specialise designate know regard describe bury""".split())  # lemmas ("He started as a comedian, but branched." was an output)
 
 
 @dataclass(frozen=True)
@@ -469,6 +469,17 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep in ("prep", "amod", "relcl", "acl", "compound", "nummod", "npadvmod") and tok.head.i != tok.i and negated(tok.head):
         return None  # under a negation a restrictive phrase narrows what is denied: "never qualified for a
         # competition" (of "... for the actual title") is false
+    if dep == "amod" and before is not None and before.text == "," and after is not None and after.i == tok.head.i:
+        # the last of adjectives a comma joins goes with its comma: "handsome, well-styled, tailored
+        # apparel" -> "handsome, well-styled apparel" ("well-styled, apparel" was an output)
+        return Constituent(REMOVABLE[dep], (Piece(before.idx, end),), 0, n)
+    if dep == "amod" and after is not None and after.text == "," and after.i + 1 < tok.head.i:
+        nxt = doc[after.i + 1]
+        while nxt.head.i != tok.head.i and after.i < nxt.head.i < tok.head.i:
+            nxt = nxt.head
+        if nxt.head.i == tok.head.i and nxt.dep_ == "amod":
+            # and the first, or one between, with the comma after it ("of , well-styled apparel")
+            return Constituent(REMOVABLE[dep], (Piece(start, after.idx + 1),), 0, n)
     if dep in ("acl", "advcl", "conj") and tok.pos_ == "VERB" and before is not None and before.text == "," \
             and before.i - 1 >= sent.start and (bare := doc[before.i - 1]).pos_ == "VERB" and bare.tag_ in ("VBD", "VBN") \
             and not any(c.dep_ in _COMPLEMENTS | {"dobj", "pobj"} for c in bare.children):
