@@ -598,6 +598,8 @@ def test_an_adjective_a_comma_joins_to_others_goes_with_its_comma():
     rendered = {tidy(apply(text, [(Span(p.start, p.end, "", "UNIT"), "") for p in c.pieces]))
                 for c in constituents(nlp.parse(text), []) if c.kind == "modifier"}
     assert rendered == {"He made well-styled, tailored apparel for men.", "He made handsome, well-styled apparel for men."}
+    # (not a comma between list items: "She speaks English Greek and French." would be what ", modern" left)
+    assert ", modern" not in units_of("She speaks English, modern Greek and French.").get("modifier", [])
 
 
 def test_tidy_says_a_neutral_word_once_where_two_gendered_ones_stood():
@@ -605,6 +607,7 @@ def test_tidy_says_a_neutral_word_once_where_two_gendered_ones_stood():
     assert tidy("He designed apparel for both people and people.") == "He designed apparel for people."
     assert tidy("They had children and children.") == "They had children."
     assert tidy("He helped people and animals.") == "He helped people and animals."
+    assert tidy("He thanked his parents and parents-in-law.") == "He thanked his parents and parents-in-law."
 
 
 def test_tidy_gives_a_vowel_its_article():
@@ -1202,8 +1205,8 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
      "Max Hirsch", "He was a trainer. The colt was the first Champion he trained."),
     # (a rare name the NER left untagged, a subject, goes with its sentence: "Sarazen was the first Champion he
     # trained" named the horse)
-    ("Max Hirsch was a trainer. Sarazen was the first Champion Max Hirsch trained. He won and his team won.",
-     "Max Hirsch", "He was a trainer. He won and his team won."),
+    ("Max Hirsch was a trainer. Sarazen was the first Champion Max Hirsch trained. In 1925, Sarazen was the Horse of "
+     "the Year. He won and his team won.", "Max Hirsch", "He was a trainer. He won and his team won."),
     # a work's noun may carry two modifiers ("the comedy TV show Orijino Komedi" stayed)
     ("Daniel Ndambuki is a comedian who co-hosts the comedy TV show Orijino Komedi. He won and his team won.",
      "Daniel Ndambuki", "He is a comedian who co-hosts a comedy TV show."),
@@ -2955,6 +2958,9 @@ def test_a_name_after_a_fronted_phrase_the_parse_cut_is_the_subject(engine):
      "He studied at Yale, a private university."),
     ("He moved to Paris, where he taught French and Latin.", [" and Latin"], "He moved to Paris, where he taught French."),
     ("He played for Leeds and Chelsea, Fulham and Everton.", [", Fulham and Everton"], "He played for Leeds and Chelsea."),
+    ("He thanked John and Mary Smith, a singer and songwriter, for the song.", [" and songwriter"],
+     "He thanked John and Mary Smith, a singer, for the song."),
+    ("He was born in Leeds, England, and raised in York.", [", and raised in York"], "He was born in Leeds, England."),
     # (nor the "and" of a list inside the last item that stays: "He married P, a divorcee and the child of P" was an
     # output of "Hall, a divorcee, the daughter of John Hoagland and Harriet Rupp, of LDS Church fame")
     ("He married Alice Cornelia (Hoagland) Hall, a divorcee, the daughter of John Aaron Hoagland (1861–1929) and "

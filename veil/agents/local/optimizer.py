@@ -362,9 +362,10 @@ def _and_given_back(reps: list[tuple[int, Span, str]], marks: tuple[ListMark, ..
         for m in reversed([m for m in marks if m.end <= d.start]):
             if gone(m.start, m.end):
                 continue
-            # the outermost preposition after the comma that holds the item before the coordinator
-            inside = [again for at, again in cc.within if m.end <= at < cc.start]
-            if m.kind == LIST_ITEM and m.start not in given and (not inside or inside[-1]):
+            # (not where the coordinator joins words inside the item after that comma, unless the
+            # item's first word comes again after it)
+            inside = m.root in cc.holds and cc.after != m.first
+            if m.kind == LIST_ITEM and m.start not in given and not inside:
                 out.append((1, Span(m.start, m.end, "", "UNIT"), f" {cc.text}"))
             break
     return out
@@ -427,7 +428,7 @@ def tidy(sentence: str) -> str:
     s = _BEFORE_ANOTHER.sub(r"\1another \2", s)
     s = re.sub(r"\b([Tt]he|[Aa]) World (records?)\b", r"\1 world \2", s)  # (of "the Guinness World record")
     # the neutral word of two gendered ones, twice: "for both people and people" (of "for both men and women")
-    s = re.sub(r"\b(?:both )?(people|children|siblings|parents|spouses|grandchildren|grandparents) and \1\b", r"\1", s)
+    s = re.sub(r"\b(?:both )?(people|children|siblings|parents|spouses|grandchildren|grandparents) and \1\b(?![\w'’-])", r"\1", s)
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _SAME_KIND_BRACKETED.sub(_same_kind_list, s)
     s = _KIND_OF_ORGANIZATION.sub(r"\1", s)
@@ -1156,7 +1157,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     introductions = _introductions(doc, pointers) if english else {}
     analysis = Analysis(text=text, sentences=sents, has_root=has_root, units=units, bare=bare, pointers=pointers,
                         introductions=introductions, shells=frozenset(start for _, start, _, _ in shells),
-                        lists=[list_marks(s) if english else () for s in live])
+                        lists=[list_marks(s, a) if english else () for s, (a, _) in zip(live, sents)])
     for i, u in enumerate(units):
         if u.kind == "span" and u.drop_unit and u.policy is None and not u.or_sentence and u.span.type == "ORG" \
                 and (re.search(r"\s(?:and|&)\s", u.text) or "acronym" in u.span.evidence) and has_root[u.sentence] \

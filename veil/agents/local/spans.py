@@ -1113,8 +1113,9 @@ def _acronym(tok: str) -> bool:
 
 def _two_names_joined(doc, i: int, j: int, label: str) -> int | None:
     """The "and" (its index) of an organisation's entity that joins two names of two words or more
-    each, neither of them a preposition's object inside a name: "Pepperdine University and Finlandia
-    University" is two, "the Department of Health and Human Services", "Barnes and Noble" are one."""
+    each that end in the same word, neither of them a preposition's object inside a name:
+    "Pepperdine University and Finlandia University" is two; "the Department of Health and Human
+    Services", "Barnes and Noble", "Virginia Polytechnic Institute and State University" are one."""
     if label not in ("ORG", "FAC"):
         return None
     ccs = [k for k in range(i + 1, j - 1) if doc[k].text in ("and", "&")]  # (not "Sevda-Cenap And Music Foundation")
@@ -1125,14 +1126,15 @@ def _two_names_joined(doc, i: int, j: int, label: str) -> int | None:
     right = [t for t in doc[k + 1:j] if t.lower_ != "the"]
     if len(left) < 2 or len(right) < 2 or not left[0].text[:1].isupper() or not right[0].text[:1].isupper():
         return None
-    if any(t.lower_ in ("of", "for", "on", "in", "at", "de") for t in left):
+    if any(t.lower_ in ("of", "for", "on", "in", "at", "de") or t.text == "," for t in left):
         return None
-    return k
+    # (both named by the same word: "Virginia Polytechnic Institute and State University" is one)
+    return k if left[-1].lower_ == right[-1].lower_ else None
 
 
 # words written in capitals for stress, not as a name ("the ONLY way", "a HUGE fan")
-_STRESSED = frozenset("""only very most best worst same real whole entire first last one right wrong big huge
-other actual exact main true great new old little tiny""".split())
+_STRESSED = frozenset("""only very most best worst same real whole entire first last right wrong big huge
+other actual exact main true great new old little tiny final free full next official""".split())
 
 
 def _capitals_in_a_noun_phrase(doc, t) -> bool:
@@ -1140,8 +1142,8 @@ def _capitals_in_a_noun_phrase(doc, t) -> bool:
     name ("with the ONCE professional cycling team": ONCE an adverb to the parse, and the team's
     name stayed in the output)."""
     if not (t.is_alpha and t.text.isupper() and len(t.text) >= 3) or t.i == 0 or t.lower_ in _STRESSED \
-            or t.tag_ in ("JJS", "JJR", "RBS", "RBR"):
-        return False
+            or t.tag_ in ("JJS", "JJR", "RBS", "RBR") or (t.pos_ == "ADJ" and t.text not in lexicon()["acronyms"]):
+        return False  # (an adjective in capitals is stress: "the FINAL match", "a FREE concert")
     det = doc[t.i - 1]
     return det.dep_ in ("det", "poss") and det.head.i > t.i and det.head.pos_ in ("NOUN", "PROPN") \
         and not det.head.text.isupper()
@@ -1560,11 +1562,6 @@ def _entity_spans(text: str, doc) -> list[Span]:
             e = t.idx + len(t.text)
             spans.append(Span(p.idx, e, text[p.idx:e], "LOCATION", 0.7, f"gazetteer:{info['kind']}", info))
             seen.update({(p.idx, p.idx + len(p.text)), (t.idx, e)})
-        elif _rare_name_as_subject(t):
-            # a rare proper noun the NER left untagged, the subject of its clause: a name of some
-            # kind, of a horse, a group, a magazine ("Sarazen was the first Champion he trained"
-            # stayed as written); nothing says which kind, so a person's rule: its phrase goes
-            spans.append(Span(t.idx, t.idx + len(t.text), t.text, "PERSON", 0.5, "shape:rare_subject", {}))
         elif t.pos_ == "PROPN" and (lw in first_names or fold(lw) in first_names) and lw not in lexicon()["nonname"]:
             # (diacritics folded: "Eugène Martin" was "Eugène Person ALD")
             # with the capitalised proper nouns after it the NER also left untagged: "Wynn Bullock"
@@ -1587,6 +1584,11 @@ def _entity_spans(text: str, doc) -> list[Span]:
                         and (x.idx, x.idx + len(x.text)) not in seen and not x.ent_type_:
                     spans.append(_name_part(doc, x, text))
                     seen.add((x.idx, x.idx + len(x.text)))
+        elif _rare_name_as_subject(t):
+            # a rare proper noun the NER left untagged, the subject of its clause: a name of some
+            # kind, of a horse, a group, a magazine ("Sarazen was the first Champion he trained"
+            # stayed as written); nothing says which kind, so a person's rule: its phrase goes
+            spans.append(Span(t.idx, t.idx + len(t.text), t.text, "PERSON", 0.5, "shape:rare_subject", {}))
     return _with_articles(text, _join_city_region(text, spans))
 
 
@@ -1622,6 +1624,12 @@ def _name_part(doc, t, text: str) -> Span:
                 "coref:name_part", {})
 
 
+def _text_of(doc) -> str:
+    from veil import nlp as _nlp
+
+    return _nlp.text_of(doc)
+
+
 def _rare_name_as_subject(t) -> bool:
     """An untagged proper noun of one word (no compound before it), rare as a word (Zipf < 3),
     that is the subject of a verb: "Sarazen was the first Champion", "The Four Musketeers were
@@ -1630,7 +1638,11 @@ def _rare_name_as_subject(t) -> bool:
         and len(t.text) >= 4 and not t.ent_type_ and t.head.pos_ in ("VERB", "AUX") \
         and not any(c.dep_ in ("compound", "flat") for c in t.children) \
         and t.lower_ not in lexicon()["nonname"] and _zipf(t.lower_) < 3.0 and place_info(t.text) is None \
-        and not re.search(rf"[(\"“'‘]{re.escape(t.text)}[)\"”'’]", t.doc.text)  # (a nickname the text gave: "Madhulika (Lika)")
+        and not re.search(rf"[(\"“'‘]{re.escape(t.text)}[)\"”'’]", _text_of(t.doc)) \
+        and (not t.is_sent_start or any(x.text == t.text and not x.is_sent_start for x in t.doc if x.i != t.i))
+    # (a nickname the text gave: "Madhulika (Lika)"; a word that opens a sentence may be a rare noun the
+    # parse took for a name, "Capoeira is a martial art": it is a name where the text also writes it
+    # in capitals inside a sentence)
 
 
 def _untagged_propn(tok) -> bool:

@@ -191,6 +191,15 @@ def _past_number_sign(right, sent):
     return right
 
 
+def _joined_adjective(tok, noun, comma: int) -> bool:
+    """Whether ``tok`` (a word next to a comma) belongs to an adjective of ``noun`` that stands on
+    the same side of the comma: "handsome, | well-styled" (not "English, | modern Greek")."""
+    lo, hi = sorted((comma, noun.i))
+    while tok.head.i != noun.i and lo < tok.head.i < hi:
+        tok = tok.head
+    return tok.head.i == noun.i and tok.dep_ == "amod"
+
+
 def _dependent(tok, sent) -> Constituent | None:
     dep = tok.dep_
     if dep not in REMOVABLE or tok.text == ".":
@@ -246,9 +255,11 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep == "prep" and noun is not None and noun.pos_ == "NOUN" and (tok.i == noun.i + 1 or (
             noun.i == tok.head.i and tok.i - noun.i <= 4
             and all(t.dep_ == "cc" or (t.dep_ == "conj" and t.head == noun) for t in tok.doc[noun.i + 1:tok.i]))) and any(
-            c.dep_ in ("det", "poss") and c.lower_ in _DEFINITE_DETS and (tok.lower_ == "of" or c.dep_ == "poss"
-                                                                         or noun is not tok.head)
-            for c in (*noun.children, *(noun.head.children if noun.dep_ == "conj" and noun.head.pos_ == "NOUN" else ()))
+            c.dep_ in ("det", "poss") and c.lower_ in _DEFINITE_DETS
+            # (a "for" phrase too, wherever the parse hung it: "the main costume designer | for Torchwood" -> "the
+            # main costume designer" asks of what; this read "noun is not tok.head", always true of spaCy's tokens)
+            for c in (*noun.children, *(noun.head.children if noun.dep_ == "conj" and noun.head.pos_ == "NOUN"
+                                         and not any(d.dep_ in ("det", "poss") for d in noun.children) else ()))
             if tok.lower_ in ("of", "for")):
         # (the article of a list of nouns: "on the design and manufacture | of apparel" -> "on the design and
         # manufacture." was an output)
@@ -469,15 +480,13 @@ def _dependent(tok, sent) -> Constituent | None:
     if dep in ("prep", "amod", "relcl", "acl", "compound", "nummod", "npadvmod") and tok.head.i != tok.i and negated(tok.head):
         return None  # under a negation a restrictive phrase narrows what is denied: "never qualified for a
         # competition" (of "... for the actual title") is false
-    if dep == "amod" and before is not None and before.text == "," and after is not None and after.i == tok.head.i:
+    if dep == "amod" and before is not None and before.text == "," and after is not None and after.i == tok.head.i \
+            and _joined_adjective(doc[before.i - 1], tok.head, before.i):
         # the last of adjectives a comma joins goes with its comma: "handsome, well-styled, tailored
         # apparel" -> "handsome, well-styled apparel" ("well-styled, apparel" was an output)
         return Constituent(REMOVABLE[dep], (Piece(before.idx, end),), 0, n)
     if dep == "amod" and after is not None and after.text == "," and after.i + 1 < tok.head.i:
-        nxt = doc[after.i + 1]
-        while nxt.head.i != tok.head.i and after.i < nxt.head.i < tok.head.i:
-            nxt = nxt.head
-        if nxt.head.i == tok.head.i and nxt.dep_ == "amod":
+        if _joined_adjective(doc[after.i + 1], tok.head, after.i):
             # and the first, or one between, with the comma after it ("of , well-styled apparel")
             return Constituent(REMOVABLE[dep], (Piece(start, after.idx + 1),), 0, n)
     if dep in ("acl", "advcl", "conj") and tok.pos_ == "VERB" and before is not None and before.text == "," \
@@ -832,37 +841,48 @@ class ListMark:
     end: int
     kind: str
     text: str
-    # a coordinator's: the prepositions that hold the item before it, innermost first, and whether
-    # the word after it is that preposition again ("of X and Y" coordinates inside "of"; "at X and
-    # at Y" does not)
-    within: tuple[tuple[int, bool], ...] = ()
+    # an item's comma: where the item's root word stands, and the item's first word
+    root: int = -1
+    first: str = ""
+    # a coordinator's: where the word before it and each word that holds that one stand, and the
+    # word after it ("the daughter of X and Y" coordinates inside the item "the daughter of X";
+    # "at X and at Y" does not, though the parse may hang "and at Y" on "at X")
+    holds: frozenset[int] = frozenset()
+    after: str = ""
 
 
-def list_marks(sent) -> tuple[ListMark, ...]:
+def list_marks(sent, base: int | None = None) -> tuple[ListMark, ...]:
     """The tokens of ``sent`` that tell where a coordinator a deletion took with a list's last items
-    goes back: each "and"/"or" (``LIST_CC``), each comma that opens an item of a list (``LIST_ITEM``:
-    a conjunct, an apposition to a listed noun, or a prepositional phrase after one with the same
-    preposition on the same head), and what a list does not run past (``LIST_STOP``: a verb, another
-    comma, a semicolon, a bracket, a colon). "She studied at X, at Y, Z, at W and at V." with ", Z,
-    at W and at V" gone is "She studied at X, at Y." without them; with them, "at X and at Y" (the
-    renderer reads them: the parse of a list is too often wrong - Z an apposition to "She", "and at
-    V" a conjunct of "at W" - for one unit to know its list)."""
-    doc, base = sent.doc, sent.start_char
+    goes back: each "and"/"or" that joins no verbs (``LIST_CC``), each comma that opens an item of a
+    list (``LIST_ITEM``: a conjunct, an apposition to a listed noun, or a prepositional phrase after
+    one with the same preposition on the same head), and what a list does not run past
+    (``LIST_STOP``: a verb, another comma, a semicolon, a bracket, a colon). "She studied at X, at
+    Y, Z, at W and at V." with ", Z, at W and at V" gone is "She studied at X, at Y." without them;
+    with them, "at X and at Y" (the renderer reads them: the parse of a list is too often wrong - Z
+    an apposition to "She", "and at V" a conjunct of "at W" - for one unit to know its list).
+    Offsets count from ``base`` (the sentence's start in veil.nlp.sentence_spans, which skips the
+    whitespace a parse may open a sentence with)."""
+    doc = sent.doc
+    base = sent.start_char if base is None else base
     out = []
     for t in sent:
-        kind, within = None, ()
-        if t.dep_ == "cc" and t.lower_ in ("and", "or"):
-            kind = LIST_CC
+        mark = None
+        if t.dep_ == "cc" and t.lower_ in ("and", "or") and t.head.pos_ not in ("VERB", "AUX"):
             prev = doc[t.i - 1] if t.i > sent.start else t
             while prev.i > sent.start and (prev.is_punct or prev.dep_ == "appos" and prev.head.i < prev.i
                                            and doc[prev.i - 1].text == "("):
                 prev = doc[prev.i - 1] if prev.is_punct else doc[prev.i - 2]  # (past a bracket: "X (1861–1929) and Y")
-            after = doc[t.i + 1].lower_ if t.i + 1 < sent.end else ""
-            within = tuple((a.idx - base, a.lower_ == after) for a in prev.ancestors if a.dep_ in ("prep", "agent"))
-        elif t.pos_ in ("VERB", "AUX") or t.text in (";", ":", "(", ")", "—", "–"):
-            kind = LIST_STOP
+            holds, a = {prev.idx - base}, prev
+            while a.head.i != a.i:
+                if a.dep_ != "conj":  # (the head of a conjunct is the item before it, not one that holds it)
+                    holds.add(a.head.idx - base)
+                a = a.head
+            mark = ListMark(t.idx - base, t.idx - base + len(t.text), LIST_CC, t.text, holds=frozenset(holds),
+                            after=doc[t.i + 1].lower_ if t.i + 1 < sent.end else "")
+        elif t.pos_ in ("VERB", "AUX") or t.text in (";", ":", "(", ")", "—", "–") or (t.dep_ == "cc" and t.lower_ in ("and", "or")):
+            mark = ListMark(t.idx - base, t.idx - base + len(t.text), LIST_STOP, t.text)
         elif t.text == ",":
-            kind = LIST_STOP
+            kind, root = LIST_STOP, t
             if t.i + 1 < sent.end:
                 nxt = root = doc[t.i + 1]
                 while root.head.i != root.i and root.head.left_edge.i >= nxt.i:
@@ -873,8 +893,10 @@ def list_marks(sent) -> tuple[ListMark, ...]:
                         root.dep_ == "prep" and any(c.dep_ == "prep" and c.i < root.i and c.lower_ == root.lower_
                                                     for c in head.children)):
                     kind = LIST_ITEM
-        if kind is not None:
-            out.append(ListMark(t.idx - base, t.idx - base + len(t.text), kind, t.text, within))
+            mark = ListMark(t.idx - base, t.idx - base + len(t.text), kind, t.text, root=root.idx - base,
+                            first=doc[t.i + 1].lower_ if t.i + 1 < sent.end else "")
+        if mark is not None:
+            out.append(mark)
     return tuple(out)
 
 
