@@ -853,7 +853,7 @@ class ListMark:
 
 def list_marks(sent, base: int | None = None) -> tuple[ListMark, ...]:
     """The tokens of ``sent`` that tell where a coordinator a deletion took with a list's last items
-    goes back: each "and"/"or" that joins no verbs (``LIST_CC``), each comma that opens an item of a
+    goes back: each "and"/"or" (``LIST_CC``), each comma that opens an item of a
     list (``LIST_ITEM``: a conjunct, an apposition to a listed noun, or a prepositional phrase after
     one with the same preposition on the same head), and what a list does not run past
     (``LIST_STOP``: a verb, another comma, a semicolon, a bracket, a colon). "She studied at X, at
@@ -867,7 +867,7 @@ def list_marks(sent, base: int | None = None) -> tuple[ListMark, ...]:
     out = []
     for t in sent:
         mark = None
-        if t.dep_ == "cc" and t.lower_ in ("and", "or") and t.head.pos_ not in ("VERB", "AUX"):
+        if t.dep_ == "cc" and t.lower_ in ("and", "or"):
             prev = doc[t.i - 1] if t.i > sent.start else t
             while prev.i > sent.start and (prev.is_punct or prev.dep_ == "appos" and prev.head.i < prev.i
                                            and doc[prev.i - 1].text == "("):
@@ -879,7 +879,7 @@ def list_marks(sent, base: int | None = None) -> tuple[ListMark, ...]:
                 a = a.head
             mark = ListMark(t.idx - base, t.idx - base + len(t.text), LIST_CC, t.text, holds=frozenset(holds),
                             after=doc[t.i + 1].lower_ if t.i + 1 < sent.end else "")
-        elif t.pos_ in ("VERB", "AUX") or t.text in (";", ":", "(", ")", "—", "–") or (t.dep_ == "cc" and t.lower_ in ("and", "or")):
+        elif t.pos_ in ("VERB", "AUX") or t.text in (";", ":", "(", ")", "—", "–"):
             mark = ListMark(t.idx - base, t.idx - base + len(t.text), LIST_STOP, t.text)
         elif t.text == ",":
             kind, root = LIST_STOP, t
