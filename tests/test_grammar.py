@@ -606,6 +606,7 @@ def test_tidy_says_a_neutral_word_once_where_two_gendered_ones_stood():
     # ("he has focused on the design of apparel for both people and people" was an output of "for both men and women")
     assert tidy("He designed apparel for both people and people.") == "He designed apparel for people."
     assert tidy("They had children and children.") == "They had children."
+    assert tidy("He designed apparel for both people and women.") == "He designed apparel for people."
     assert tidy("He helped people and animals.") == "He helped people and animals."
     assert tidy("He thanked his parents and parents-in-law.") == "He thanked his parents and parents-in-law."
 

@@ -429,6 +429,8 @@ def tidy(sentence: str) -> str:
     s = re.sub(r"\b([Tt]he|[Aa]) World (records?)\b", r"\1 world \2", s)  # (of "the Guinness World record")
     # the neutral word of two gendered ones, twice: "for both people and people" (of "for both men and women")
     s = re.sub(r"\b(?:both )?(people|children|siblings|parents|spouses|grandchildren|grandparents) and \1\b(?![\w'’-])", r"\1", s)
+    # (and where the planner made one of the two neutral: "for both people and women")
+    s = re.sub(r"\b(?:both )?(?:people and (?:men|women)|(?:men|women) and people)\b(?![\w'’-])", "people", s)
     s = _SAME_KIND_LIST.sub(_same_kind_list, s)
     s = _SAME_KIND_BRACKETED.sub(_same_kind_list, s)
     s = _KIND_OF_ORGANIZATION.sub(r"\1", s)
