@@ -349,8 +349,10 @@ def _and_given_back(reps: list[tuple[int, Span, str]], marks: tuple[ListMark, ..
     item that stays: "She studied at a school, at an academy." -> "She studied at a school and at an
     academy." (of "at X, at Y, Z, at W and at V", the last three gone), "conferred by an
     organization, a school." -> "... by an organization and a school." (see ``units.list_marks``).
-    Not where the coordinator joined the objects of a preposition after that comma: "a divorcee,
-    the daughter of X and Y" is not "a divorcee and the daughter of X" once "and Y" goes."""
+    Not where the coordinator joined words inside the item after that comma (the item's root holds
+    the word before it): "a divorcee, the daughter of X and Y" is not "a divorcee and the daughter
+    of X" once "and Y" goes, nor "born in Leeds, England, and raised in York" "born in Leeds and
+    England"."""
     dels = [s for _, s, r in reps if r == ""]
     given = {s.start for _, s, r in reps if r.strip() in ("and", "or")}  # a unit gave it back already
     gone = lambda a, b: any(d.start <= a and b <= d.end for d in dels)  # noqa: E731

@@ -1140,8 +1140,8 @@ other actual exact main true great new old little tiny final free full next offi
 def _capitals_in_a_noun_phrase(doc, t) -> bool:
     """A word in capitals the parse did not call a proper noun, between an article and its noun: a
     name ("with the ONCE professional cycling team": ONCE an adverb to the parse, and the team's
-    name stayed in the output)."""
-    if not (t.is_alpha and t.text.isupper() and len(t.text) >= 3) or t.i == 0 or t.lower_ in _STRESSED \
+    name stayed in the output). (Stress, ``_STRESSED``, is ruled out where the acronym is taken.)"""
+    if not (t.is_alpha and t.text.isupper() and len(t.text) >= 3) or t.i == 0 \
             or t.tag_ in ("JJS", "JJR", "RBS", "RBR") or (t.pos_ == "ADJ" and t.text not in lexicon()["acronyms"]):
         return False  # (an adjective in capitals is stress: "the FINAL match", "a FREE concert")
     det = doc[t.i - 1]
