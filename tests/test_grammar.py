@@ -102,6 +102,19 @@ def units_of(text: str) -> dict[str, list[str]]:
     # in the 1780s from the 1780s to the 1790s", false, was what removing the conjunct alone left)
     ("He was a delegate to the Congress from 1786 to 1788 and a United States Representative from 1789 to 1793.",
      "conjunct", "and a United States Representative from 1789 to 1793"),
+    # a phrase after a coordinator the parse left without a conjunct goes with its comma and "and" (",
+    # and." was what its loss left, so "Veal Orloff" stayed)
+    ("Urbain François Dubois (26 May 1818 – 14 March 1901) was a French chef who is best known as the author of "
+     "a series of recipe books that became classics of French Cuisine, and as the creator of Veal Orloff. Dubois, "
+     "the son of a master weaver, was born in Trets in the Bouches-du-Rhône Department of France.",
+     "prepositional phrase", ", and as the creator of Veal Orloff"),
+    # a list's last item takes the apposition the parse hung on the first one, which tells of the last
+    # item's noun ("a relationship expert, psychotherapist and author, an approach to personal evolution" was
+    # what the item's loss left)
+    ("He is a relationship expert, psychotherapist, author, and founder of the Emergent Thinking process, an "
+     "approach to personal evolution, which integrates the emerging sciences into psychotherapy.", "conjunct",
+     ",, and founder of the Emergent Thinking process, an approach to personal evolution, which integrates the "
+     "emerging sciences into psychotherapy"),
 ])
 def test_removable_dependents_are_whole_constituents_with_their_punctuation(text, kind, piece):
     assert piece in units_of(text).get(kind, []), units_of(text)

@@ -424,3 +424,32 @@ def test_a_name_no_other_record_mentions_goes_and_a_shared_one_stays(shared: boo
     assert ("Summer Kitchen Program" in out) == shared, out
     assert "Italy" in out and out.startswith("She is a chef") and "grandmother" in out, out
     assert any("no other record mentions" in r for r in plan.reasons.values()) != shared
+
+
+@pytest.mark.slow
+def test_a_rare_name_an_edit_cut_short_goes_and_so_does_one_in_the_first_sentence() -> None:
+    """What an edit left of a name is still the name: "the Summer Kitchen Program" once its
+    ": Second Season" went (the whole run touched an edit, so "Torchwood" stayed). And a name in
+    the first sentence that no phrase of it can take goes with that sentence when two others
+    stand ("the creator of Veal Orloff" stayed, first sentences being exempt)."""
+    docs = [Document(id=f"o{i}", name=f"{f} {l}", label="Chef", text=(
+        f"{f} {l} is a chef who cooks in a small restaurant in Italy. {f} {l} also helped create a garden for schools."))
+        for i, (f, l) in enumerate(zip(_FIRST, _LAST))]
+    cut = Document(id="t", name="Helga Brandt", label="Chef", text=(
+        "Helga Brandt is a chef who cooks in a small restaurant in Italy. She also cooked for the Summer Kitchen "
+        "Program: Second Season. She learned to cook from her grandmother."))
+    first = Document(id="f", name="Helga Brandt", label="Chef", text=(
+        "Helga Brandt, a chef, started a Winter Pantry Program. She cooks in a small restaurant in Italy. She "
+        "learned to cook from her grandmother. She has two sons."))
+    eng = Prepared(build(), docs + [cut, first])
+    for doc in (cut, first):
+        task = Task(k=K, p_max=K, name=doc.name, label=doc.label, original=doc.text, doc_id=doc.id)
+        plan = eng.optimizer.base_plan(task, eng.batch)
+        if doc is cut:
+            tail = next(j for j, u in enumerate(plan.units) if u.text.strip() == ": Second Season")
+            plan.choice[tail] = ""
+        name = "Summer Kitchen Program" if doc is cut else "Winter Pantry Program"
+        assert name in plan.render()
+        eng.optimizer._drop_rare_names(plan, task, eng.batch)
+        out = plan.render()
+        assert name.split()[0] not in out and "Italy" in out and "grandmother" in out, out

@@ -646,8 +646,11 @@ def _complemented(original: str) -> dict[str, frozenset[str]]:
     its own or a conjunct's (a list of such words: "is coached and trained by X")."""
     out: dict[str, set[str]] = {}
     for u in nlp.parse(original, light=True):
-        preps = {c.lower_ for v in [u, *(c for c in u.children if c.dep_ == "conj")] for c in v.children
-                 if c.dep_ in ("prep", "agent")}
+        # a noun shares its conjunct's phrase only right before it ("the author and editor of"), not
+        # as an earlier item of a list ("author, and founder of the X process": "author." is whole)
+        conj = [c for c in u.children if c.dep_ == "conj" and (u.pos_ in ("VERB", "AUX") or (
+            c.i > u.i + 1 and u.nbor(1).dep_ == "cc" and c.left_edge.i == u.i + 2))]
+        preps = {c.lower_ for v in [u, *conj] for c in v.children if c.dep_ in ("prep", "agent")}
         if preps:
             out.setdefault(u.lower_, set()).update(preps)
         if u.dep_ in ("prep", "agent") and u.i > 0 and u.lower_ in lexicon()["complements_map"].get(u.nbor(-1).lower_, ()):
@@ -3168,6 +3171,15 @@ class LocalOptimizer(Optimizer):
                         words = words[1:]
                     if len(words) == opened == 1:
                         continue  # (one capitalised word opening a sentence may be any word)
+                touching = [plan.units[j] for j in analysis.by_sentence(si)
+                            if j in plan.choice and plan.units[j].start < rb and ra < plan.units[j].end]
+                if any(w.start <= ra for w in touching):
+                    continue  # an edit already takes or replaces its start
+                if touching:
+                    # an edit takes its end only: what is left of it is the name ("Torchwood" of
+                    # "Torchwood: Miracle Day" once ": Miracle Day" went)
+                    kept = text[ra:min(w.start for w in touching)].rstrip(" :,;\n")
+                    rb, words = ra + len(kept), kept.split()
                 if not words or all(_known_capital(w) for w in words) or PSEUDONYM.search(" ".join(words)):
                     continue
                 phrase = re.sub(r"['’]s?$", "", " ".join(words))  # ("Iron Chef's" is "Iron Chef")
@@ -3175,9 +3187,6 @@ class LocalOptimizer(Optimizer):
                 if (info is not None and info.get("kind") != "city") or any(
                         self._is_protected(t, protected) for t in tokenize(phrase)):
                     continue
-                if any(j in plan.choice and plan.units[j].start < rb and ra < plan.units[j].end
-                       for j in analysis.by_sentence(si)):
-                    continue  # an edit already touches it
                 low = phrase.lower()
                 pattern = re.compile(rf"(?<!\w){re.escape(low)}(?!\w)")
                 if any(low in t and pattern.search(t) for t in others):
@@ -3212,8 +3221,9 @@ class LocalOptimizer(Optimizer):
 
     def _drop_range(self, plan: Plan, si: int, ra: int, rb: int, why: str, protected: set[str]) -> None:
         """The smallest removable phrase of sentence si that holds text[ra:rb] goes, else the
-        sentence (never the first, nor the last one standing, nor one that alone says the
-        label); part of the floor."""
+        sentence (the first only when two others stand: it says who the text is about, but a
+        name left as written there says it better - "the creator of Veal Orloff"; never the last
+        one standing, nor one that alone says the label); part of the floor."""
         analysis = plan.analysis
         for holder in analysis.holders_of(si, Unit("range", ra, rb, si, analysis.text[ra:rb])):
             if holder not in plan.choice and plan.covering(holder) is None \
@@ -3221,7 +3231,9 @@ class LocalOptimizer(Optimizer):
                 plan.floor[holder] = ""
                 return
         k = analysis.sentence_unit(si)
-        if k is not None and si > 0 and k not in plan.choice and not self._says_label_alone(plan, si, protected):
+        standing = sum(analysis.sentence_unit(x) not in plan.choice for x in range(len(analysis.sentences)) if x != si)
+        if k is not None and (si > 0 or standing >= 2) and k not in plan.choice \
+                and not self._says_label_alone(plan, si, protected):
             self._drop_for_good(plan, k, why + "; no phrase of it reads once removed, its sentence is removed")
 
     def _says_label_alone(self, plan: Plan, si: int, protected: set[str]) -> bool:

@@ -437,6 +437,14 @@ def _dependent(tok, sent) -> Constituent | None:
     doc = tok.doc
     if dep == "prep" and left.i - 1 >= sent.start and doc[left.i - 1].dep_ == "mark" and doc[left.i - 1].head == tok.head:
         left = doc[left.i - 1]  # "While at Nobu he got his start": the conjunction goes with its phrase
+    if dep == "prep" and left.i - 1 >= sent.start and (cc := doc[left.i - 1]).dep_ == "cc" and cc.head.i < cc.i \
+            and not any(c.dep_ == "conj" and c.i > cc.i for c in cc.head.children):
+        # a coordinator the parse left without a conjunct: this phrase is it, and goes with its "and"
+        # and the comma before it ("... classics of French Cuisine, and as the creator of Veal
+        # Orloff": "..., and." was what the phrase's loss left)
+        left = cc
+        if left.i - 1 >= sent.start and doc[left.i - 1].text == ",":
+            left = doc[left.i - 1]
     if dep == "prep" and tok.head.pos_ in ("ADV", "ADP", "PART") and tok.head.i == left.i - 1 \
             and tok.head.dep_ in ("advmod", "prt", "prep") and not any(c.i > tok.i for c in tok.head.children):
         left = tok.head  # "up to the Civil War", "away from home": the particle goes with its phrase
@@ -586,6 +594,14 @@ def _dependent(tok, sent) -> Constituent | None:
             # removing the conjunct alone left)
             right = p.right_edge
         right = _past_number_sign(right, sent)
+        if right.i + 2 < sent.end and doc[right.i + 1].text == "," and (ap := doc[right.i + 2].head).dep_ == "appos" \
+                and ap.left_edge.i == right.i + 2 and ap.head.i < tok.i and ap.head in (first, *first.conjuncts) \
+                and ap.right_edge.i + 2 >= sent.end:
+            # an apposition the parse hung on the list's first item, right after the last one, ending
+            # the sentence, tells of the last item's noun: "expert, author, and founder of the X
+            # process, an approach to personal evolution" ("author, an approach to ..." was what the
+            # item's loss left)
+            right = ap.right_edge
         end = _char(right)[1]
         n = right.i - left.i + 1
         # take the separator before the conjunct: "A, B and C" - B goes with its comma, C with "and"
