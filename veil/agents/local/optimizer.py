@@ -2763,6 +2763,7 @@ def _known_capital(word: str) -> bool:
     """A capitalised word that names no one alone (see :func:`spans.known_capitals`), a pronoun
     or a suffix."""
     w = re.sub(r"(?:['’]s|['’])$", "", word).strip(".:").lower()
+    w = re.sub(r"(?<=\w)-(?:born|based|american|style)$", "", w)  # ("Chinese-born", "Paris-based")
     return w in known_capitals() or w in _PRONOUN_CAPITALS or w in ("jr", "sr", "ii", "iii", "iv") \
         or fold(w) in lexicon()["nationality_folded"] or len(w) < 2
 
@@ -3137,66 +3138,92 @@ class LocalOptimizer(Optimizer):
 
     def _drop_rare_names(self, plan: Plan, task: Task, batch: LocalBatch) -> None:
         """A capitalised name the edits left as written, which no other record of the batch
-        mentions, goes with its phrase, else its sentence (never the first), whether or not the
-        simulated attacker needed it: a title made of common words ("Spiral Journey"), a name
-        the span finder typed wrong ("Torchwood" as a place it could not place), a show, a dish
-        is what a search engine or an LLM finds the person by, and what the attacker's known
-        facts happen to leave out. A name another record shares ("Iron Chef", "Muay Thai"), a
-        country or region, a nationality, and a name holding the label's words stay. Needs a
-        batch to count in (a lone document has the rare-word test of the span finder only).
-        Part of the floor: utility mode does not bring it back."""
+        mentions, goes with its phrase, else its sentence (the first only when two others
+        stand), whether or not the simulated attacker needed it: a title made of common words
+        ("Spiral Journey"), a name the span finder typed wrong ("Torchwood" as a place it could
+        not place), a show, a dish is what a search engine or an LLM finds the person by, and
+        what the attacker's known facts happen to leave out. A name another record shares ("Iron
+        Chef", "Muay Thai"), a country or region, a nationality, and a name holding the label's
+        words stay. Needs a batch to count in (a lone document has the rare-word test of the
+        span finder only). Part of the floor: utility mode does not bring it back, nor does it
+        undo an edit that hid such a name (:meth:`restore`)."""
         if task.profile == "attributes":
             return
+        protected = self._protected(task)
+        if self._others(task, batch) is None:
+            self._drop_stuck_names(plan, protected)
+            return
+        for si in range(len(plan.analysis.sentences)):
+            for ra, rb in self._rare_names(plan, task, batch, si):
+                if plan.kept_at(ra):  # (not gone with the phrase of a name before it)
+                    self._drop_range(plan, si, ra, rb, "a name no other record mentions, as written", protected)
+
+    @staticmethod
+    def _others(task: Task, batch: LocalBatch) -> list[str] | None:
+        """The other records' releases, lower-cased, to tell a rare name by; None where the batch
+        is too small to count in."""
         memo = batch.memo["index"]
         key = ("released_lower", id(batch.released))  # (the release-time batch shares this memo)
         if key not in memo:
             memo[key] = {k: re.sub(r"\s+", " ", v.lower()) for k, v in batch.released.items()}
         others = [t for k, t in memo[key].items() if k != task.doc_id]
-        protected = self._protected(task)
-        if len(others) < MIN_RARITY_POPULATION:
-            self._drop_stuck_names(plan, protected)
-            return
+        return others if len(others) >= MIN_RARITY_POPULATION else None
+
+    def _rare_names(self, plan: Plan, task: Task, batch: LocalBatch, si: int,
+                    choice: dict[int, str] | None = None) -> list[tuple[int, int]]:
+        """The ranges of the capitalised names that sentence si still says as written under this
+        choice (the plan's by default) and that no other record's release mentions (see
+        :meth:`_drop_rare_names`)."""
+        others = self._others(task, batch)
+        choice = plan.choice if choice is None else choice
         analysis, text = plan.analysis, plan.analysis.text
-        for si, (a, b) in enumerate(analysis.sentences):
-            k = analysis.sentence_unit(si)
-            if k is None or k in plan.choice:
+        k = analysis.sentence_unit(si)
+        if others is None or k is None or k in choice:
+            return []
+        protected = self._protected(task)
+        a, b = analysis.sentences[si]
+        found = []
+        for m in _CAPITAL_RUN.finditer(text, a, b):
+            ra, rb = m.span()
+            words = m.group(0).split()
+            if ra == a + len(text[a:b]) - len(text[a:b].lstrip(' "\'“‘\n*')):
+                opened = len(words)
+                while words and words[0].lower() in _OPENERS:  # "After Harvard": the opener is no name
+                    ra += len(words[0]) + len(text[ra + len(words[0]):]) - len(text[ra + len(words[0]):].lstrip())
+                    words = words[1:]
+                if len(words) == opened == 1:
+                    continue  # (one capitalised word opening a sentence may be any word)
+            touching = [plan.units[j] for j in analysis.by_sentence(si)
+                        if j in choice and plan.units[j].start < rb and ra < plan.units[j].end]
+            if any(w.start <= ra for w in touching):
+                continue  # an edit already takes or replaces its start
+            if touching:
+                # an edit takes its end only: what is left of it is the name ("Torchwood" of
+                # "Torchwood: Miracle Day" once ": Miracle Day" went)
+                kept = text[ra:min(w.start for w in touching)].rstrip(" :,;\n")
+                while kept and not kept.split()[-1][0].isupper():  # ("Chief of | the Astronaut Office")
+                    kept = kept[:len(kept) - len(kept.split()[-1])].rstrip(" :,;\n")
+                rb, words = ra + len(kept), kept.split()
+            if not words or all(_known_capital(w) for w in words) or PSEUDONYM.search(" ".join(words)):
                 continue
-            for m in _CAPITAL_RUN.finditer(text, a, b):
-                ra, rb = m.span()
-                words = m.group(0).split()
-                if ra == a + len(text[a:b]) - len(text[a:b].lstrip(' "\'“‘\n*')):
-                    opened = len(words)
-                    while words and words[0].lower() in _OPENERS:  # "After Harvard": the opener is no name
-                        ra += len(words[0]) + len(text[ra + len(words[0]):]) - len(text[ra + len(words[0]):].lstrip())
-                        words = words[1:]
-                    if len(words) == opened == 1:
-                        continue  # (one capitalised word opening a sentence may be any word)
-                touching = [plan.units[j] for j in analysis.by_sentence(si)
-                            if j in plan.choice and plan.units[j].start < rb and ra < plan.units[j].end]
-                if any(w.start <= ra for w in touching):
-                    continue  # an edit already takes or replaces its start
-                if touching:
-                    # an edit takes its end only: what is left of it is the name ("Torchwood" of
-                    # "Torchwood: Miracle Day" once ": Miracle Day" went)
-                    kept = text[ra:min(w.start for w in touching)].rstrip(" :,;\n")
-                    rb, words = ra + len(kept), kept.split()
-                if not words or all(_known_capital(w) for w in words) or PSEUDONYM.search(" ".join(words)):
-                    continue
-                phrase = re.sub(r"['’]s?$", "", " ".join(words))  # ("Iron Chef's" is "Iron Chef")
-                info = place_info(COMPASS.sub("", phrase) or phrase)  # ("Northern California": a region)
-                if (info is not None and info.get("kind") != "city") or any(
-                        self._is_protected(t, protected) for t in tokenize(phrase)):
-                    continue
-                low = phrase.lower()
-                pattern = re.compile(rf"(?<!\w){re.escape(low)}(?!\w)")
-                if any(low in t and pattern.search(t) for t in others):
-                    continue
-                # its quotes go with it, as a pair and inside its sentence ('the nickname \\"Bullet.”
-                # After' was an output)
-                before, after = text[max(a, ra - 2):ra], text[rb:min(b, rb + 3)]
-                if (q := re.search(r'(?:\\"|["“‘\'])$', before)) and (e := re.match(r'[.,!?]?(?:\\"|["”’\'])', after)):
-                    ra, rb = ra - len(q.group(0)), rb + e.end()
-                self._drop_range(plan, si, ra, rb, "a name no other record mentions, as written", protected)
+            phrase = re.sub(r"['’]s?$", "", " ".join(words))  # ("Iron Chef's" is "Iron Chef")
+            info = place_info(COMPASS.sub("", phrase) or phrase)  # ("Northern California": a region)
+            if (info is not None and info.get("kind") != "city") or any(
+                    self._is_protected(t, protected) for t in tokenize(phrase)):
+                continue
+            low = phrase.lower()
+            # (a hyphenated word's name part is what another record may share: "Muay Thai-kickboxer")
+            core = re.sub(r"-[a-z][\w-]*$", "", low)
+            if any(any(x in t and re.search(rf"(?<!\w){re.escape(x)}(?!\w)", t) for x in {low, core})
+                   for t in others):
+                continue
+            # its quotes go with it, as a pair and inside its sentence ('the nickname \\"Bullet.”
+            # After' was an output)
+            before, after = text[max(a, ra - 2):ra], text[rb:min(b, rb + 3)]
+            if (q := re.search(r'(?:\\"|["“‘\'])$', before)) and (e := re.match(r'[.,!?]?(?:\\"|["”’\'])', after)):
+                ra, rb = ra - len(q.group(0)), rb + e.end()
+            found.append((ra, rb))
+        return found
 
     def _drop_stuck_names(self, plan: Plan, protected: set[str]) -> None:
         """A lone document (no batch to tell a rare name from a common one, no attacker to take
@@ -3640,6 +3667,9 @@ class LocalOptimizer(Optimizer):
                 continue
             if not plan.parses(u.sentence, trial):
                 continue
+            if task.profile != "attributes" and not set(self._rare_names(plan, task, batch, u.sentence, trial)) <= set(
+                    self._rare_names(plan, task, batch, u.sentence)):
+                continue  # it hid a name no other record mentions ("a multiple-time WMC World Champion" came back)
             if task.privacy_met(self._attack(plan, task, batch, trial).rank):
                 plan.choice = trial
                 changed.append(i)
