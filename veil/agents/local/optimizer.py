@@ -3169,6 +3169,19 @@ class LocalOptimizer(Optimizer):
         others = [t for k, t in memo[key].items() if k != task.doc_id]
         return others if len(others) >= MIN_RARITY_POPULATION else None
 
+    @staticmethod
+    def _shared(phrase: str, doc_id: str, others: list[str], batch: LocalBatch) -> bool:
+        """Does another record's release say this name (memoised per batch: :meth:`restore` asks
+        of every edit it would undo)? A hyphenated word's name part counts: "Muay Thai" of "Muay
+        Thai-kickboxer" (not "Can" of "Can-Am")."""
+        memo = batch.memo["index"].setdefault(("shared_names", id(batch.released)), {})
+        got = memo.get((doc_id, phrase))
+        if got is None:
+            forms = {phrase.lower(), re.sub(r"-[a-z][\w-]*$", "", phrase).lower()}
+            got = memo[(doc_id, phrase)] = any(x in t and re.search(rf"(?<!\w){re.escape(x)}(?!\w)", t)
+                                     for t in others for x in forms)
+        return got
+
     def _rare_names(self, plan: Plan, task: Task, batch: LocalBatch, si: int,
                     choice: dict[int, str] | None = None) -> list[tuple[int, int]]:
         """The ranges of the capitalised names that sentence si still says as written under this
@@ -3211,11 +3224,7 @@ class LocalOptimizer(Optimizer):
             if (info is not None and info.get("kind") != "city") or any(
                     self._is_protected(t, protected) for t in tokenize(phrase)):
                 continue
-            low = phrase.lower()
-            # (a hyphenated word's name part is what another record may share: "Muay Thai-kickboxer")
-            core = re.sub(r"-[a-z][\w-]*$", "", low)
-            if any(any(x in t and re.search(rf"(?<!\w){re.escape(x)}(?!\w)", t) for x in {low, core})
-                   for t in others):
+            if self._shared(phrase, task.doc_id, others, batch):
                 continue
             # its quotes go with it, as a pair and inside its sentence ('the nickname \\"Bullet.”
             # After' was an output)
