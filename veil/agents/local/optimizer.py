@@ -2748,6 +2748,9 @@ class Plan:
 
 # the fewest other records a name must be missing from before it counts as rare in the batch
 MIN_RARITY_POPULATION = 20
+# how many other releases must say a name for it to stay as written: one other is a pair the name
+# narrows the batch to ("Iron Chef" of two chefs; an LLM names the person from it and one more fact)
+SHARED_BY = 2
 COMMON_ZIPF = 4.5  # a word this frequent in English ("Earth", "Palace") names no one alone
 # a run of capitalised words (an accented capital too: "Émile"), with the small words names hold
 # ("Department of Preventive Medicine", "Bank of the West", "Travel + Leisure", "Torchwood: Miracle
@@ -3171,15 +3174,15 @@ class LocalOptimizer(Optimizer):
 
     @staticmethod
     def _shared(phrase: str, doc_id: str, others: list[str], batch: LocalBatch) -> bool:
-        """Does another record's release say this name (memoised per batch: :meth:`restore` asks
+        """Do at least ``SHARED_BY`` other records' releases say this name (memoised per batch: :meth:`restore` asks
         of every edit it would undo)? A hyphenated word's name part counts: "Muay Thai" of "Muay
         Thai-kickboxer" (not "Can" of "Can-Am")."""
         memo = batch.memo["index"].setdefault(("shared_names", id(batch.released)), {})
         got = memo.get((doc_id, phrase))
         if got is None:
             forms = {phrase.lower(), re.sub(r"-[a-z][\w-]*$", "", phrase).lower()}
-            got = memo[(doc_id, phrase)] = any(x in t and re.search(rf"(?<!\w){re.escape(x)}(?!\w)", t)
-                                     for t in others for x in forms)
+            got = memo[(doc_id, phrase)] = sum(any(x in t and re.search(rf"(?<!\w){re.escape(x)}(?!\w)", t)
+                                                   for x in forms) for t in others) >= SHARED_BY
         return got
 
     def _rare_names(self, plan: Plan, task: Task, batch: LocalBatch, si: int,
