@@ -264,11 +264,23 @@ def test_a_plural_magnitude_says_at_least_two_of_it_money(value, rung):
     assert candidates(s)[0] == rung
 
 
-@pytest.mark.parametrize("value, rung", [(150, "over a hundred"), (100, "a hundred"), (250, "hundreds of"),
+@pytest.mark.parametrize("value, rung", [(150, "over a hundred"), (100, "about a hundred"), (250, "hundreds of"),
                                          (21, "over a dozen"), (30, "dozens of"), (1200, "over a thousand")])
 def test_a_plural_magnitude_says_at_least_two_of_it(value, rung):
     s = Span(0, 1, "x", "NUMBER", 1.0, "test", {"value": value, "noun_follows": True, "qualifier": "about"})
     assert candidates(s)[0] == rung
+
+
+@pytest.mark.parametrize("qualifier, value, ladder", [
+    # a round number keeps its qualifier ("over 100 chapters" became "a hundred chapters")
+    ("over", 100, ["over a hundred", "many"]), ("nearly", 1000, ["nearly a thousand", "many"]),
+    (None, 100, ["a hundred", "many"]),
+    # a bound from above only rises: "up to 300 people" is no "hundreds of people"
+    ("up to", 300, ["up to 400"]), ("under", 150, ["under 200"]), ("fewer than", 8, ["fewer than 10"]),
+])
+def test_a_qualified_number_keeps_what_its_qualifier_says(qualifier, value, ladder):
+    s = Span(0, 1, "x", "NUMBER", 1.0, "test", {"value": value, "noun_follows": True, "qualifier": qualifier})
+    assert candidates(s) == ladder
 
 
 def test_a_century_year_has_no_century_rung():

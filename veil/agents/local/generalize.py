@@ -395,13 +395,15 @@ _SMALL = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "
           20: "twenty", 30: "thirty", 40: "forty", 50: "fifty", 60: "sixty", 70: "seventy", 80: "eighty", 90: "ninety"}
 
 
-def _magnitude_words(n: int, noun: bool) -> list[str]:
+def _magnitude_words(n: int, noun: bool, q: str | None = None) -> list[str]:
     of = " of" if noun else ""
-    # (a plural magnitude says at least two of it: 150 is "over a hundred", not "hundreds")
+    # (a plural magnitude says at least two of it: 150 is "over a hundred", not "hundreds"; a
+    # round number keeps its qualifier: "over 100 chapters" is "over a hundred", not "a hundred")
     for base, plural, one in ((1_000_000, "millions", "a million"), (1000, "thousands", "a thousand"),
                               (100, "hundreds", "a hundred")):
         if n >= base:
-            return [f"{plural}{of}" if n >= 2 * base else f"over {one}" if n > base else one, "many"]
+            return [f"{plural}{of}" if n >= 2 * base else f"over {one}" if n > base else f"{q} {one}" if q else one,
+                    "many"]
     if n >= 20:
         return [f"dozens{of}" if n >= 24 else "over a dozen", "many"]
     if n >= 10:
@@ -433,9 +435,13 @@ def _number_ladder(span: Span) -> list[str]:
         r = _round_down(n)
         if r != n and r >= 10:
             out.append(f"{q} {r:,}")
-        return out + _magnitude_words(n, noun)
-    if q in ("nearly", "almost", "about", "around", "approximately", "some", "up to", "under", "fewer than", "less than"):
-        return out + _magnitude_words(n, noun)
+        return out + _magnitude_words(n, noun, q)
+    if q in ("up to", "under", "fewer than", "less than"):
+        # a bound from above: only a higher bound is true ("up to 300 people" is no "hundreds of people")
+        p = 10 ** (len(str(n)) - 1) if n >= 10 else 10
+        return [f"{q} {((n + p - 1) // p) * p if n % p else n + p:,}"]
+    if q in ("nearly", "almost", "about", "around", "approximately", "some"):
+        return out + _magnitude_words(n, noun, q)
     if n >= 20:
         r = _round_down(n)
         if r != n:
