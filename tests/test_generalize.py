@@ -274,7 +274,7 @@ def test_a_plural_magnitude_says_at_least_two_of_it(value, rung):
 @pytest.mark.parametrize("qualifier, value, ladder", [
     # a round number keeps its qualifier ("over 100 chapters" became "a hundred chapters")
     ("over", 100, ["over a hundred", "many"]), ("nearly", 1000, ["nearly a thousand", "many"]),
-    (None, 100, ["a hundred", "many"]),
+    (None, 100, ["a hundred", "many"]), ("some", 100, ["about a hundred", "many"]),
     # a bound from above only rises: "up to 300 people" is no "hundreds of people"
     ("up to", 300, ["up to 400"]), ("under", 150, ["under 200"]), ("fewer than", 8, ["fewer than 10"]),
 ])

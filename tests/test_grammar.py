@@ -594,6 +594,13 @@ def test_check_text_exempts_original_sentences():
     assert [r for _, r in nlp.check_text("Ceramic work came first. He moved to the.", orig)]
 
 
+def test_a_nationality_with_a_suffix_is_a_known_capital_and_a_rare_word_is_not():
+    from veil.agents.local.optimizer import _known_capital
+
+    assert _known_capital("Chinese-born") and _known_capital("French-style") and _known_capital("Chinese")
+    assert not _known_capital("Torchwood") and not _known_capital("Orloff-style")
+
+
 def test_tidy_never_removes_words():
     assert tidy("he moved ,  to Ohio .") == "He moved, to Ohio."
 

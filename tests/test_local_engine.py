@@ -402,15 +402,17 @@ _LAST = "Adler Berger Conti Dorn Eckert Falk Gallo Haas Ianni Jung Keller Lenz M
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("shared", [False, True])
-def test_a_name_no_other_record_mentions_goes_and_a_shared_one_stays(shared: bool) -> None:
+@pytest.mark.parametrize("sharers", [0, 1, 20])
+def test_a_name_no_other_record_mentions_goes_and_a_shared_one_stays(sharers: int) -> None:
     """In a batch big enough to count in, a name the edits left as written ("a Summer Kitchen
     Program": common words after "a", so neither the NER nor the rare-word test takes it for a
-    name) goes when no other record's release mentions it, here with its sentence (no phrase of it
-    reads once removed); when the other releases say it too, it stays. A country stays either way."""
+    name) goes when no other record's release mentions it, or only one (a pair it narrows the batch
+    to), here with its sentence (no phrase of it reads once removed); when the other releases say it
+    too, it stays. A country stays either way."""
+    shared = sharers >= 2
     docs = [Document(id=f"o{i}", name=f"{f} {l}", label="Chef", text=(
         f"{f} {l} is a chef who cooks in a small restaurant in Italy. {f} {l} also helped create "
-        f"{'a Summer Kitchen Program' if shared else 'a garden'} for schools."))
+        f"{'a Summer Kitchen Program' if i < sharers else 'a garden'} for schools."))
         for i, (f, l) in enumerate(zip(_FIRST, _LAST))]
     target = Document(id="t", name="Helga Brandt", label="Chef", text=(
         "Helga Brandt is a chef who cooks in a small restaurant in Italy. She also helped create a Summer "

@@ -447,6 +447,9 @@ def test_a_year_with_a_qualifier_after_in_is_a_year_and_the_ner_alone_names_no_p
     assert any(s.type == "NUMBER" for s in find_spans("He led over 1500 people across the border."))
     assert any(s.type == "NUMBER" for s in find_spans("The club grew to over 2000 by the end of the decade."))
     assert any(s.type == "NUMBER" for s in find_spans("The village had a population of about 1800."))
+    # "up to 1945" is a year (its count's rung "up to 2,000" would be false), "up to 300 people" a count
+    assert [s.type for s in find_spans("He served in the army up to 1945.") if s.text.endswith("1945")] == ["YEAR"]
+    assert any(s.type == "NUMBER" and s.text == "up to 300" for s in find_spans("The hall holds up to 300 people."))
     # and a pronoun after a name is no ruler's number
     assert [s.text for s in find_spans("When Mary met John I, too, was nervous.") if s.type == "PERSON"] == ["Mary", "John"]
     assert "Louis XVI" in [s.text for s in find_spans("He was a chef to Louis XVI of France.") if s.type == "PERSON"]

@@ -441,7 +441,7 @@ def _number_ladder(span: Span) -> list[str]:
         p = 10 ** (len(str(n)) - 1) if n >= 10 else 10
         return [f"{q} {((n + p - 1) // p) * p if n % p else n + p:,}"]
     if q in ("nearly", "almost", "about", "around", "approximately", "some"):
-        return out + _magnitude_words(n, noun, q)
+        return out + _magnitude_words(n, noun, "about" if q == "some" else q)  # ("some a hundred")
     if n >= 20:
         r = _round_down(n)
         if r != n:

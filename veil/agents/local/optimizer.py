@@ -2759,6 +2759,7 @@ _CAPITAL_WORD = r"[A-ZÀ-ÖØ-Þ][\w'’.-]*\w(?:['’](?=\s))?"  # (with a plur
 _CAPITAL_RUN = re.compile(rf"(?<![\w’]){_CAPITAL_WORD}(?:(?:\s+\d+)*(?:\s+(?:of|for)(?:\s+the)?|\s+(?:de|la|du|des|von|van|[&+])|:)?"
                           rf"\s+{_CAPITAL_WORD})*")  # (numbers inside a name: "Team 91 MD")
 _OPENERS = STOP_WORDS | {"following"}
+_NAME_JOINERS = frozenset("of for the de la du des von van & +".split())  # (the small words a run holds)
 _PRONOUN_CAPITALS = frozenset("i i'm i've he she his her hers him they their them it its we our you your".split())
 
 
@@ -3159,7 +3160,8 @@ class LocalOptimizer(Optimizer):
         for si in range(len(plan.analysis.sentences)):
             for ra, rb in self._rare_names(plan, task, batch, si):
                 if plan.kept_at(ra):  # (not gone with the phrase of a name before it)
-                    self._drop_range(plan, si, ra, rb, "a name no other record mentions, as written", protected)
+                    self._drop_range(plan, si, ra, rb, "a name no other record mentions, as written", protected,
+                                     first_ok=True)
 
     @staticmethod
     def _others(task: Task, batch: LocalBatch) -> list[str] | None:
@@ -3169,8 +3171,11 @@ class LocalOptimizer(Optimizer):
         key = ("released_lower", id(batch.released))  # (the release-time batch shares this memo)
         if key not in memo:
             memo[key] = {k: re.sub(r"\s+", " ", v.lower()) for k, v in batch.released.items()}
-        others = [t for k, t in memo[key].items() if k != task.doc_id]
-        return others if len(others) >= MIN_RARITY_POPULATION else None
+        own = (key, task.doc_id)
+        if own not in memo:
+            others = [t for k, t in memo[key].items() if k != task.doc_id]
+            memo[own] = others if len(others) >= MIN_RARITY_POPULATION else None
+        return memo[own]
 
     @staticmethod
     def _shared(phrase: str, doc_id: str, others: list[str], batch: LocalBatch) -> bool:
@@ -3202,7 +3207,8 @@ class LocalOptimizer(Optimizer):
         for m in _CAPITAL_RUN.finditer(text, a, b):
             ra, rb = m.span()
             words = m.group(0).split()
-            if ra == a + len(text[a:b]) - len(text[a:b].lstrip(' "\'“‘\n*')):
+            at_open = ra == a + len(text[a:b]) - len(text[a:b].lstrip(' "\'“‘\n*'))
+            if at_open:
                 opened = len(words)
                 while words and words[0].lower() in _OPENERS:  # "After Harvard": the opener is no name
                     ra += len(words[0]) + len(text[ra + len(words[0]):]) - len(text[ra + len(words[0]):].lstrip())
@@ -3217,9 +3223,11 @@ class LocalOptimizer(Optimizer):
                 # an edit takes its end only: what is left of it is the name ("Torchwood" of
                 # "Torchwood: Miracle Day" once ": Miracle Day" went)
                 kept = text[ra:min(w.start for w in touching)].rstrip(" :,;\n")
-                while kept and not kept.split()[-1][0].isupper():  # ("Chief of | the Astronaut Office")
+                while kept and kept.split()[-1].lower() in _NAME_JOINERS:  # ("Chief of | the Astronaut Office")
                     kept = kept[:len(kept) - len(kept.split()[-1])].rstrip(" :,;\n")
                 rb, words = ra + len(kept), kept.split()
+                if at_open and len(words) == 1:
+                    continue  # (one capitalised word opening a sentence may be any word)
             if not words or all(_known_capital(w) for w in words) or PSEUDONYM.search(" ".join(words)):
                 continue
             phrase = re.sub(r"['’]s?$", "", " ".join(words))  # ("Iron Chef's" is "Iron Chef")
@@ -3258,11 +3266,13 @@ class LocalOptimizer(Optimizer):
             self._drop_range(plan, u.sentence, u.start, u.end,
                              "a name with no truthful rung, in a lone document (no batch to tell it common)", protected)
 
-    def _drop_range(self, plan: Plan, si: int, ra: int, rb: int, why: str, protected: set[str]) -> None:
+    def _drop_range(self, plan: Plan, si: int, ra: int, rb: int, why: str, protected: set[str], *,
+                    first_ok: bool = False) -> None:
         """The smallest removable phrase of sentence si that holds text[ra:rb] goes, else the
-        sentence (the first only when two others stand: it says who the text is about, but a
-        name left as written there says it better - "the creator of Veal Orloff"; never the last
-        one standing, nor one that alone says the label); part of the floor."""
+        sentence (the first only with ``first_ok`` and when two others stand besides those that
+        refer back to it: it says who the text is about, but a name left as written there says
+        it better - "the creator of Veal Orloff"; never the last one standing, nor one that
+        alone says the label); part of the floor."""
         analysis = plan.analysis
         for holder in analysis.holders_of(si, Unit("range", ra, rb, si, analysis.text[ra:rb])):
             if holder not in plan.choice and plan.covering(holder) is None \
@@ -3270,9 +3280,16 @@ class LocalOptimizer(Optimizer):
                 plan.floor[holder] = ""
                 return
         k = analysis.sentence_unit(si)
-        standing = sum(analysis.sentence_unit(x) not in plan.choice for x in range(len(analysis.sentences)) if x != si)
-        if k is not None and (si > 0 or standing >= 2) and k not in plan.choice \
-                and not self._says_label_alone(plan, si, protected):
+        if k is None or k in plan.choice:
+            return
+        if si == 0:
+            # (counted without the sentences that refer back to it, which go with it)
+            gone = set(self._with_followers(plan, k))
+            live = {j for x in range(len(analysis.sentences)) if (j := analysis.sentence_unit(x)) is not None
+                    and j not in plan.choice}
+            if not first_ok or len(live - gone) < 2:
+                return
+        if not self._says_label_alone(plan, si, protected):
             self._drop_for_good(plan, k, why + "; no phrase of it reads once removed, its sentence is removed")
 
     def _says_label_alone(self, plan: Plan, si: int, protected: set[str]) -> bool:
@@ -3679,8 +3696,8 @@ class LocalOptimizer(Optimizer):
                 continue
             if not plan.parses(u.sentence, trial):
                 continue
-            if task.profile != "attributes" and not set(self._rare_names(plan, task, batch, u.sentence, trial)) <= set(
-                    self._rare_names(plan, task, batch, u.sentence)):
+            if task.profile != "attributes" and not {a for a, _ in self._rare_names(plan, task, batch, u.sentence, trial)} \
+                    <= {a for a, _ in self._rare_names(plan, task, batch, u.sentence)}:
                 continue  # it hid a name no other record mentions ("a multiple-time WMC World Champion" came back)
             if task.privacy_met(self._attack(plan, task, batch, trial).rank):
                 plan.choice = trial

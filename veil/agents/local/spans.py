@@ -852,6 +852,8 @@ def _regex_spans(text: str) -> list[Span]:
             # a year, with its qualifier: "in around 1845" ("in over a thousand" was an output);
             # "grew to over 2000", "a population of about 1800" are counts
             continue
+        if not noun and m.group("q").lower() == "up to" and re.fullmatch(r"1[5-9]\d\d|20\d\d", m.group("n")):
+            continue  # "served up to 1945" is a year ("up to 2,000" would be false)
         add(Span(m.start(), m.end(), m.group(0), "NUMBER", 0.8, "regex:qualified_number",
                  {"value": n, "qualifier": m.group("q").lower(), "noun_follows": noun}))
     for m in _N_TIME.finditer(text):

@@ -437,8 +437,9 @@ def _dependent(tok, sent) -> Constituent | None:
     doc = tok.doc
     if dep == "prep" and left.i - 1 >= sent.start and doc[left.i - 1].dep_ == "mark" and doc[left.i - 1].head == tok.head:
         left = doc[left.i - 1]  # "While at Nobu he got his start": the conjunction goes with its phrase
-    if dep == "prep" and left.i - 1 >= sent.start and (cc := doc[left.i - 1]).dep_ == "cc" and cc.head.i < cc.i \
-            and not any(c.dep_ == "conj" and c.i > cc.i for c in cc.head.children):
+    if dep == "prep" and left.i - 1 >= sent.start and (cc := doc[left.i - 1]).dep_ == "cc" and cc.lower_ == "and" \
+            and cc.head.i < cc.i and not any(c.dep_ == "conj" and c.i > cc.i for c in cc.head.children) \
+            and not any(t.lower_ in ("both", "either", "neither") for t in doc[sent.start:cc.i]):
         # a coordinator the parse left without a conjunct: this phrase is it, and goes with its "and"
         # and the comma before it ("... classics of French Cuisine, and as the creator of Veal
         # Orloff": "..., and." was what the phrase's loss left)
