@@ -2767,7 +2767,7 @@ def _known_capital(word: str) -> bool:
     """A capitalised word that names no one alone (see :func:`spans.known_capitals`), a pronoun
     or a suffix."""
     w = re.sub(r"(?:['’]s|['’])$", "", word).strip(".:").lower()
-    w = re.sub(r"(?<=\w)-(?:born|based|american|style)$", "", w)  # ("Chinese-born", "Paris-based")
+    w = re.sub(r"(?<=\w)-(?:born|based|american|style)$", "", w)  # ("Chinese-born", "French-style")
     return w in known_capitals() or w in _PRONOUN_CAPITALS or w in ("jr", "sr", "ii", "iii", "iv") \
         or fold(w) in lexicon()["nationality_folded"] or len(w) < 2
 
@@ -3179,9 +3179,9 @@ class LocalOptimizer(Optimizer):
 
     @staticmethod
     def _shared(phrase: str, doc_id: str, others: list[str], batch: LocalBatch) -> bool:
-        """Do at least ``SHARED_BY`` other records' releases say this name (memoised per batch: :meth:`restore` asks
-        of every edit it would undo)? A hyphenated word's name part counts: "Muay Thai" of "Muay
-        Thai-kickboxer" (not "Can" of "Can-Am")."""
+        """Do at least ``SHARED_BY`` other records' releases say this name? Memoised per batch and
+        document (:meth:`restore` asks of every edit it would undo). A hyphenated word's name part
+        counts: "Muay Thai" of "Muay Thai-kickboxer" (not "Can" of "Can-Am")."""
         memo = batch.memo["index"].setdefault(("shared_names", id(batch.released)), {})
         got = memo.get((doc_id, phrase))
         if got is None:
