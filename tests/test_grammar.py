@@ -115,6 +115,15 @@ def units_of(text: str) -> dict[str, list[str]]:
      "approach to personal evolution, which integrates the emerging sciences into psychotherapy.", "conjunct",
      ",, and founder of the Emergent Thinking process, an approach to personal evolution, which integrates the "
      "emerging sciences into psychotherapy"),
+    # an apposition to a clause's last noun that the parse made a second complement of the copula goes with
+    # the clause ("He is an award-winning Comedian, a late-night topical comedy talk show" - false - was left)
+    ("John Gordillo is an award-winning Comedian who has directed shows by the Comedian Eddie Izzard and was the "
+     "host and co-creator of The RDA (Recommended Daily Allowance), a daily late-night topical comedy talk show, "
+     "which played heavily with the conventions of the genre The show ran for 60 episodes until BBC Choice was "
+     "rebranded as BBC Three.", "relative clause",
+     "who has directed shows by the Comedian Eddie Izzard and was the host and co-creator of The RDA (Recommended "
+     "Daily Allowance), a daily late-night topical comedy talk show, which played heavily with the conventions of the "
+     "genre The show ran for 60 episodes until BBC Choice was rebranded as BBC Three"),
 ])
 def test_removable_dependents_are_whole_constituents_with_their_punctuation(text, kind, piece):
     assert piece in units_of(text).get(kind, []), units_of(text)
@@ -714,6 +723,19 @@ def test_policy_file_errors_are_user_errors(tmp_path):
         load_policy(bad)
 
 
+def test_a_territory_is_no_country():
+    # "He moved to a country in Asia." was false of Hong Kong
+    from veil.agents.local.generalize import GeneralizeContext
+    from veil.agents.local.policy import SubjectInfo, kind_noun
+
+    spans = {s.text: s for s in find_spans("In 1949 he moved to Hong Kong, and later to Japan and to Puerto Rico.")}
+    assert kind_noun(spans["Hong Kong"]) == "a territory"
+    assert kind_noun(spans["Puerto Rico"]) == "a territory"
+    assert kind_noun(spans["Japan"]) == "a country"
+    d = load_policy().decide(spans["Hong Kong"], GeneralizeContext(), SubjectInfo())
+    assert "country" not in " ".join(filter(None, (d.replacement, *d.ladder)))
+
+
 def test_places_already_general_enough_stay():
     spans = {s.text: s for s in find_spans("He was born in Sacramento, CA and worked in Germany.")}
     policy = load_policy()
@@ -924,6 +946,11 @@ def test_a_sentence_the_edits_leave_nearly_empty_goes_whole(engine):
             "Challenge Cup. He wrote books.")
     out = anonymize(engine, text, name="Jim Smith")
     assert "debut" not in out and "He wrote books." in out, out
+    # a stand-in's own words name a kind too ("His first race in a motor racing series was at a race." was an output)
+    text = ("Jim Smith is a racing driver. His first race in Formula 1 was at the 1970 Spanish Grand Prix with a "
+            "Lotus 49. He wrote books.")
+    out = anonymize(engine, text, name="Jim Smith")
+    assert out == "He is a racing driver. He wrote books.", out
 
 
 def test_subject_becomes_the_pronoun_the_text_uses(engine):
@@ -2226,6 +2253,9 @@ def test_a_list_the_edits_left_without_its_and_fails():
     # a word the writer left without one stays so
     ("He is a member.", "He is a member.", False),
     ("He went home in the 1990s.", "He went home in 1994.", False),
+    # or on the verb's object ("combining a motor racing series." was an output)
+    ("He started the season, combining a motor racing series.",
+     "He started the 1971 season, combining the Formula 1 Championship with the Spanish Touring Car Championships.", True),
     # wherever the parse hung the phrase ("his application of paint results." was an output)
     ("His application of paint results.", "His application of paint results in a consistently rich surface.", True),
     ("His application of paint results in a surface.", "His application of paint results in a consistently rich surface.",

@@ -514,7 +514,7 @@ def _location_ladder(span: Span) -> list[str]:
     if kind in ("city", "admin1", "country") and continent:
         out.append(continent)
     if kind == "country":
-        out.append("a country")
+        out.append(lexicon()["not_countries"].get(cc, "a country"))
     else:
         out.append("a place")
     return out

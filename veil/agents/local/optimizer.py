@@ -47,7 +47,7 @@ from veil.agents.local.spans import (COMPASS, race_names, NAME_TITLES, RACING_TE
                                      lexicon, number_value, place_info)
 from veil.agents.local.spans import _zipf  # (the span finder's word frequency: one measure of "rare")
 from veil.agents.local.units import (
-    DEICTIC_NOUNS, LIST_CC, LIST_ITEM, RANKING, Constituent, ListMark, Piece, constituents, is_ordinal, list_marks, negated)
+    ARTICLE, DEICTIC_NOUNS, LIST_CC, LIST_ITEM, RANKING, Constituent, ListMark, Piece, constituents, is_ordinal, list_marks, negated)
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
 
@@ -107,6 +107,30 @@ def _another(reps: list[tuple[int, Span, str]], sentence: str) -> list[tuple[int
             seen[r] = (s, s.text)
         out.append((w, s, r))
     return out
+
+# "the zoological museum in " right before a place: the writer's one museum in that place
+_THE_ONE_IN = re.compile(r"\b([Tt]he) ((?:[a-z-]+ ){0,3}[a-z-]+) in $")
+_UNIQUE = re.compile(r"\b(?:first|second|third|last|only|sole|oldest|youngest|largest|biggest|main|leading|principal|"
+                     r"[a-z]+est)\b")
+
+
+def _one_of_many(reps: list[tuple[int, Span, str]], sentence: str) -> list[tuple[int, Span, str]]:
+    """The "the" of a noun a place located, once the place is a wider one: "the zoological museum
+    in Berlin" -> "a zoological museum in Germany" ("the zoological museum in Germany" - false:
+    Germany has many - was an output). Not where a rank makes it one ("the first woman in
+    Berlin", whose place the policy does not widen), nor where the place is only a kind."""
+    out = list(reps)
+    for _, s, r in reps:
+        if s.type != "LOCATION" or not r or r[:2] in ("a ", "an") or r.startswith(" in "):
+            continue
+        m = _THE_ONE_IN.search(sentence[:s.start])
+        noun = m.group(2).split()[-1] if m else ""
+        if m is None or _UNIQUE.search(m.group(2)) or noun in DEICTIC_NOUNS or noun in lexicon()["mass_nouns_set"] \
+                or re.search(r"[^su]s$", noun):
+            continue  # (nor a plural or a mass noun: "the fans in Norway", "the water in")
+        out.append((3, Span(m.start(1), m.end(1), m.group(1), "UNIT"), ARTICLE if m.group(1) == "the" else ARTICLE.capitalize()))
+    return out
+
 
 # "the head coach of a team of a league" (of "the Philadelphia Wings of the National Lacrosse
 # League"): the league's kind phrase adds nothing to the team's
@@ -225,6 +249,8 @@ _TAKING_PART = frozenset(tokenize("play played win won compete competed join joi
                                   "graduate graduated transfer transferred enter entered ride rode represent "
                                   "represented draft drafted reach reached participate participated stay stayed "
                                   "draw drew induct inducted study studied debut make made "
+                                  # (and the first or last of them: "His first race was at a race.")
+                                  "first last final "
                                   # (and a burial, which every life ends in: "Interment in a cemetery." was an output)
                                   "bury buried interment interred"))
 _NOT_A_NAME_TYPES = frozenset({"ORG", "LOCATION", "PRODUCT", "WORK", "EVENT", "AWARD", "TITLE"})
@@ -657,6 +683,10 @@ def _complemented(original: str) -> dict[str, frozenset[str]]:
             # the word right before it, wherever the parse hung the phrase: "his application of paint
             # results in a rich surface" ("his application of paint results." was an output)
             out.setdefault(u.nbor(-1).lower_, set()).add(u.lower_)
+        if u.dep_ == "prep" and u.head.dep_ == "dobj" and u.lower_ in lexicon()["complements_map"].get(u.head.head.lower_, ()):
+            # or on the verb's object: "combining the X Championship with the Y Championships"
+            # ("combining a motor racing series." was what the phrase's loss left)
+            out.setdefault(u.head.head.lower_, set()).add(u.lower_)
     return {w: frozenset(p) for w, p in out.items()}
 
 
@@ -822,7 +852,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     spans = _whole_names(spans, doc) if english else spans
     # (pieces joined into a race's name are the race: "Santa Anita | Handicap" became "Person BBN")
     spans = _resolve(list(race_names(text, spans)))
-    subject = subject_info(text, task.name, spans, task.label)
+    subject = subject_info(text, task.name, spans, task.label, sents)
     units: list[Unit] = []
     label_stems = set(_tokens_of(task.label)) if task.label else set()
     said = set(_tokens_of(text)) if label_stems else set()
@@ -1362,7 +1392,7 @@ def _abbreviates(s: Span, spans: list[Span], text: str) -> bool:
     return any(p.type in _NAMED_TYPES and p.end < s.start and not text[p.end:s.start - 1].strip() for p in spans)
 
 
-def subject_info(text: str, name: str | None, spans: list[Span], label: str | None = None) -> SubjectInfo:
+def _gender(text: str) -> str | None:
     male, female = len(_MALE.findall(text)), len(_FEMALE.findall(text))
     # one pronoun is enough when the text has none of the other gender and it is written as a
     # pronoun (lower case, or opening a sentence: "He won the championship", the only one in a
@@ -1370,8 +1400,13 @@ def subject_info(text: str, name: str | None, spans: list[Span], label: str | No
     # other three to one
     def lone(rx: re.Pattern) -> bool:
         return any(m.group(0).islower() or _SENTENCE_OPEN.search(text[:m.start()]) for m in rx.finditer(text))
-    gender = "male" if (male >= 2 and male >= 3 * female) or (male == 1 and not female and lone(_MALE)) else \
+    return "male" if (male >= 2 and male >= 3 * female) or (male == 1 and not female and lone(_MALE)) else \
         "female" if (female >= 2 and female >= 3 * male) or (female == 1 and not male and lone(_FEMALE)) else None
+
+
+def subject_info(text: str, name: str | None, spans: list[Span], label: str | None = None,
+                 sentences: list[tuple[int, int]] | None = None) -> SubjectInfo:
+    gender = _gender(text)
     toks: set[str] = set()
     if name:
         toks = {fold(t) for t in re.findall(r"[^\W\d_][\w'-]+", name) if len(t) > 1}
@@ -1385,7 +1420,14 @@ def subject_info(text: str, name: str | None, spans: list[Span], label: str | No
                      if len(w) > 1}
     # the label's role noun, only where the text already says it (never inject the label)
     role = role_noun(label) if label and label.strip() and set(tokenize(label)) <= set(tokenize(text)) else None
-    return SubjectInfo(name=name, gender=gender, first_person=bool(_FIRST.search(text)), name_tokens=toks, role=role)
+    info = SubjectInfo(name=name, gender=gender, first_person=bool(_FIRST.search(text)), name_tokens=toks, role=role)
+    if gender is None and sentences and toks:
+        # the pronouns of the sentences that name nobody but the subject: a patient's "he died" in
+        # a physician's biography is the patient's ("Person APF" stood for her throughout)
+        others = [p for p in spans if p.type == "PERSON" and not info.is_subject(p)]
+        own = " ".join(text[a:b] for a, b in sentences if not any(a <= p.start < b for p in others))
+        info = dataclasses.replace(info, gender=_gender(own))
+    return info
 
 
 # prepositions after which a place can be replaced by a region that contains it and stay true
@@ -2608,7 +2650,7 @@ class Plan:
                 merged.append(d)
         if len(merged) < len(dels):
             reps = [x for x in reps if x[2] != ""] + [(m.end - m.start, m, "") for m in merged]
-        reps = _another(reps, self.analysis.text[a:b])
+        reps = _one_of_many(_another(reps, self.analysis.text[a:b]), self.analysis.text[a:b])
         if si < len(self.analysis.lists):
             reps += _and_given_back(reps, self.analysis.lists[si])
         # apply(): the first of overlapping edits wins: wide ones first, and of two as wide the
@@ -3334,7 +3376,12 @@ class LocalOptimizer(Optimizer):
             # 2nd round of the 1984 amateur draft"); a stand-in with a period, a place or a number says something
             # ("He was born in the United States.", "He was awarded a national honor in the 1960s.")
             # (only a verb of taking part, which the label implies: "He founded a school." says what he did)
-            content = [t for t in now if t not in _KIND_TOKENS]
+            # (a stand-in's own lower-case words name a kind too: "His first race in a motor racing series
+            # was at a race." of "... in Formula 1 was at the 1970 Spanish Grand Prix")
+            standins = Counter(t for j in plan.analysis.by_sentence(si)
+                               if (r := plan.choice.get(j)) and r == r.lower() and not any(c.isdigit() for c in r)
+                               for t in _tokens_of(r))
+            content = [t for t in (now - standins).elements() if t not in _KIND_TOKENS]
             kind_only = len(before) >= 2 * STUB_TOKENS + 1 and len(content) <= 1 and all(
                 t in before and t in _TAKING_PART for t in content)
             if not (stub or said_again or kind_only) or any(self._is_protected(t, protected) for t in new):

@@ -55,7 +55,7 @@ def rung_level(span: Span, rung: str) -> tuple[str, str]:
     if span.type == "LOCATION":
         g = gazetteer()
         name = fold(re.sub(r"^(?:the|in)\s+", "", r))
-        if name in ("a place", "a country"):
+        if name in ("a place", "a country", "a territory"):
             return "place", "general"
         if name in {fold(c["name"]) for c in g.country_by_code.values()} or name in ("united states", "united kingdom"):
             return "place", "country"
@@ -199,10 +199,15 @@ def kind_noun(span: Span) -> str | None:
             kind = (place_info(span.text) or {}).get("kind")
         if kind == "admin1":
             cc = span.meta.get("country_code") or (place_info(span.text) or {}).get("country_code")
+            if fold(span.meta.get("name") or span.text) in {fold(c) for c in lexicon()["countries_in_a_country"]}:
+                return "a country"  # "England"
             return "a state" if cc in _STATE_COUNTRIES else "a region"
         if kind == "city" and (m := _DIVISION.search(span.text.split(",")[0])):
             return f"a {m.group(1).lower()}"  # "moved to Stark County, Ohio": a county, not "a city"
-        return {"city": "a city", "country": "a country", "continent": "a continent"}.get(kind)
+        if kind == "country":
+            cc = span.meta.get("country_code") or (place_info(span.text) or {}).get("country_code")
+            return lexicon()["not_countries"].get(cc, "a country")  # "Hong Kong": a territory
+        return {"city": "a city", "continent": "a continent"}.get(kind)
     if span.type in _DATE_TYPES:
         t = span.text
         if re.search(r"\d{4}\s*[–-]\s*\d{1,4}", t):

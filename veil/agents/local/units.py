@@ -523,6 +523,16 @@ def _dependent(tok, sent) -> Constituent | None:
         end = _char(right)[1]
         n = right.i - left.i + 1
         after = doc[right.i + 1] if right.i + 1 < sent.end else None
+    if dep in ("relcl", "acl", "prep") and after is not None and after.text == "," \
+            and (loose := _loose_attr(doc, after.i + 1, left.i, sent)) is not None:
+        # an apposition to the clause's last noun that the parse made a second complement of the
+        # copula before it: "is a Comedian who ... was the host of The RDA, a daily talk show,
+        # which ..." ("He is an award-winning Comedian, a late-night topical comedy talk show" -
+        # false - was what the clause's loss left): it goes with the clause
+        right = loose
+        end = _char(right)[1]
+        n = right.i - left.i + 1
+        after = doc[right.i + 1] if right.i + 1 < sent.end else None
     if dep in ("relcl", "acl", "advcl") and after is not None and after.text == "," and after.i + 1 < sent.end \
             and (cc := doc[after.i + 1]).dep_ == "cc" and cc.head.pos_ in ("VERB", "AUX") and cc.head.i < tok.i:
         tail = next((c for c in cc.head.children if c.dep_ == "conj" and c.i > cc.i), None)
@@ -603,6 +613,9 @@ def _dependent(tok, sent) -> Constituent | None:
             # process, an approach to personal evolution" ("author, an approach to ..." was what the
             # item's loss left)
             right = ap.right_edge
+        if right.i + 1 < sent.end and doc[right.i + 1].text == "," \
+                and (loose := _loose_attr(doc, right.i + 2, left.i, sent)) is not None:
+            right = loose  # (the copula's loose apposition, as for a clause above)
         end = _char(right)[1]
         n = right.i - left.i + 1
         # take the separator before the conjunct: "A, B and C" - B goes with its comma, C with "and"
@@ -810,6 +823,26 @@ def _name_tail(doc, comma: int, sent):
             or any(t.pos_ in ("VERB", "AUX", "ADP", "SCONJ", "CCONJ", "PRON") or t.text in (",", ";", "(", ")") for t in tail):
         return None
     return doc[last]
+
+
+def _loose_attr(doc, first: int, left: int, sent):
+    """The last token (before the sentence's closing mark) of a noun phrase that opens at ``first``
+    (just after a comma) and that the parse made a second complement of a copula whose first
+    complement stands before ``left`` - an apposition cut loose from the noun before the comma -
+    or None."""
+    if first >= sent.end:
+        return None
+    head = doc[first]
+    while head.head.i != head.i and head.head.i > head.i and head.dep_ not in ("attr", "appos"):
+        head = head.head
+    cop = head.head
+    if head.dep_ != "attr" or head.left_edge.i != first or head.pos_ not in ("NOUN", "PROPN") or cop.i >= left \
+            or not any(c.dep_ == "attr" and c.i < left for c in cop.children):
+        return None
+    last = head.right_edge
+    while last.i > first and last.is_punct and last.i == sent.end - 1:
+        last = doc[last.i - 1]
+    return last
 
 
 # adverbs that presuppose something said before them: "she is also a player", "he instead
