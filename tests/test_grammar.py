@@ -124,6 +124,11 @@ def units_of(text: str) -> dict[str, list[str]]:
      "who has directed shows by the Comedian Eddie Izzard and was the host and co-creator of The RDA (Recommended "
      "Daily Allowance), a daily late-night topical comedy talk show, which played heavily with the conventions of the "
      "genre The show ran for 60 episodes until BBC Choice was rebranded as BBC Three"),
+    # as does a phrase set off at the sentence's end that the parse hung on the copula ("He was a civil engineer,
+    # during the early years of the 20th century." - false of a longer career - was left)
+    ("He was a British civil engineer particularly associated with harbour works in Burma, Iraq and Bombay, during "
+     "the early years of the 20th century.", "participial clause",
+     "particularly associated with harbour works in Burma, Iraq and Bombay, during the early years of the 20th century"),
 ])
 def test_removable_dependents_are_whole_constituents_with_their_punctuation(text, kind, piece):
     assert piece in units_of(text).get(kind, []), units_of(text)
@@ -1556,6 +1561,18 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
 def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected):
     out = anonymize(engine, text, name=name)
     assert out.startswith(expected), out
+
+
+def test_a_unique_claim_goes_with_the_places_the_parse_hung_elsewhere():
+    # "He was a Canadian artist, at another organization." was an output
+    from veil.agents.local.optimizer import _ranking_claims
+
+    text = ("He was the first Canadian artist to win a prize at the Queen Elisabeth International Music Competition "
+            "of Belgium, at the Concorso Pianistico Internazionale Ferruccio Busoni and at the International "
+            "Competition for Musical Performers in Geneva.")
+    (claim,) = _ranking_claims(nlp.parse(text))
+    assert claim.text.startswith("the first Canadian artist") and claim.text.endswith("in Geneva"), claim
+    assert claim.meta.get("plain") == "a Canadian artist"
 
 
 @pytest.mark.parametrize("text, name, expected", [

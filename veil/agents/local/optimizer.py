@@ -1361,6 +1361,12 @@ def _ranking_claims(doc, spans: list[Span] = ()) -> list[Span]:
                 (t for t in doc[nxt + 1:] if t.dep_ in ("appos", "attr") and t.pos_ in ("NOUN", "PROPN")
                  and t.left_edge.i == nxt + 1), key=lambda t: t.right_edge.i, default=None)) is not None:
             right = ap.right_edge  # "the last surviving starter from the race, the 1950 British Grand Prix": its apposition
+        nxt, end = right.i + 1, tok.sent.end
+        if nxt + 1 < end and doc[nxt].text == "," and doc[nxt + 1].dep_ == "prep" and doc[nxt + 1].head.i < nxt \
+                and not any(t.pos_ in ("VERB", "AUX") for t in doc[nxt + 1:end]):
+            # more places of the ranked deed, which the parse hung elsewhere: "the first Canadian artist to win
+            # a prize at X, at Y and at Z" ("He was a Canadian artist, at another organization." was left)
+            right = doc[end - 1]
         while right.i > tok.i and right.is_punct:
             right = doc[right.i - 1]
         a, b = tok.left_edge.idx, right.idx + len(right.text)

@@ -533,6 +533,17 @@ def _dependent(tok, sent) -> Constituent | None:
         end = _char(right)[1]
         n = right.i - left.i + 1
         after = doc[right.i + 1] if right.i + 1 < sent.end else None
+    if dep in ("relcl", "acl") and after is not None and after.text == "," and after.i + 1 < sent.end \
+            and (p := doc[after.i + 1]).dep_ == "prep" and p.head == tok.head.head and tok.head.dep_ == "attr" \
+            and p.head.pos_ == "AUX" and p.right_edge.i + 2 >= sent.end and doc[sent.end - 1].is_punct:
+        # a phrase set off at the sentence's end that the parse hung on the copula tells of the clause
+        # before it: "a civil engineer particularly associated with harbour works in Burma, during the
+        # early years of the 20th century" ("He was a civil engineer, during the early years of the 20th
+        # century." - false of a career that ran on - was what the clause's loss left)
+        right = p.right_edge
+        end = _char(right)[1]
+        n = right.i - left.i + 1
+        after = doc[right.i + 1] if right.i + 1 < sent.end else None
     if dep in ("relcl", "acl", "advcl") and after is not None and after.text == "," and after.i + 1 < sent.end \
             and (cc := doc[after.i + 1]).dep_ == "cc" and cc.head.pos_ in ("VERB", "AUX") and cc.head.i < tok.i:
         tail = next((c for c in cc.head.children if c.dep_ == "conj" and c.i > cc.i), None)
