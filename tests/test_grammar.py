@@ -1563,6 +1563,30 @@ def test_names_places_and_ranks_read_as_their_kind(engine, text, name, expected)
     assert out.startswith(expected), out
 
 
+@pytest.mark.parametrize("text, name, gone", [
+    # a name that says among whom a rank ranges never goes alone: the rank would range over everyone
+    ("Richie Guerin was a basketball player. He was one of the most talented and best-loved players ever to wear a "
+     "New York Knicks jersey. He won and his team won.", "Richie Guerin", "ever to wear a jersey"),
+    ("Tanya Bailey is a cyclist. Although she was ranked no. 9 in the UCI rankings for female BMX cyclists, she "
+     "could not match a stellar ride in her semifinal heat. She won and her team won.", "Tanya Bailey",
+     "for female cyclists"),
+])
+def test_a_rank_keeps_the_group_it_ranges_over(engine, text, name, gone):
+    out = anonymize(engine, text, name=name)
+    assert gone not in out and "Knicks" not in out and "BMX" not in out, out
+
+
+def test_a_conjunct_shares_its_first_items_article_and_a_joint_deed_keeps_its_doers(engine):
+    # "a former punter and a pitcher" was false (he no longer pitched)
+    out = anonymize(engine, "Matthew Kinzer is a former NFL punter and MLB pitcher. He won and his team won.",
+                    name="Matthew Kinzer")
+    assert out.startswith("He is a former punter and pitcher."), out
+    # "he founded the teaching unit" was false of a unit he founded with two others
+    out = anonymize(engine, "Jean-Paul Viguier is an architect. Viguier, with Jean Bossu and Georges-Henri Pingusson, "
+                            "founded a teaching unit in 1970. He won and his team won.", name="Jean-Paul Viguier")
+    assert "founded" not in out or re.search(r"with Person \w+ and Person \w+, founded", out), out
+
+
 def test_a_unique_claim_goes_with_the_places_the_parse_hung_elsewhere():
     # "He was a Canadian artist, at another organization." was an output
     from veil.agents.local.optimizer import _ranking_claims

@@ -917,6 +917,13 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # "he played winter ball in the 2009 season": "in the season" points at none; the phrase goes,
             # else the year alone (the removal stays the fallback)
             d = dataclasses.replace(d, drop_unit=True, reason=d.reason + "; 'the season' would point at none: its phrase goes")
+        if s.type in _NOT_A_NAME_TYPES and s.meta.get("role") == "modifier" and d.replacement == "" \
+                and (head := _span_head(s, doc)[0]) is not None and _ranked_within(head.head):
+            # the name says among whom the person ranks: without it the rank is over everyone ("one of the
+            # most talented players ever to wear a jersey" of "a New York Knicks jersey", "ranked in the top 10
+            # in the rankings for female cyclists" of "female BMX cyclists" were false); its phrase goes
+            d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True, or_sentence=True,
+                                    reason=f"{s.type.lower()} naming the group a rank is within: its phrase goes")
         if s.type == "ORG" and s.meta.get("role") == "modifier" and d.replacement and re.match(r"an? ", d.replacement) \
                 and (re.match(r"[Tt]he\s", s.text) or re.search(r"\b[Tt]he\s+$", text[max(0, s.start - 5):s.start])):
             # "in the UCI rankings": a kind phrase cannot modify the noun ("in an organization rankings" was an
@@ -1493,7 +1500,10 @@ def _bare_noun_article(s: Span, doc, text: str) -> str | None:
             or (toks[0].i > 0 and doc[toks[0].i - 1].dep_ in ("det", "poss")) \
             or (toks[0].i > 0 and doc[toks[0].i - 1].lower_ in ("of", "in")
                 and not (s.type == "LOCATION" and noun.lower_ in lexicon()["settlement_nouns"])) \
-            or noun.left_edge.i < toks[0].i or noun.lower_ in lexicon()["mass_nouns_set"]:
+            or noun.left_edge.i < toks[0].i or noun.lower_ in lexicon()["mass_nouns_set"] \
+            or (noun.dep_ == "conj" and any(c.dep_ in ("det", "poss") for c in noun.head.children)):
+        # (a conjunct shares its first item's: "a former NFL punter and MLB pitcher" -> "a former punter
+        # and pitcher" - "a former punter and a pitcher" was false, he no longer pitched)
         # (a field after "of" takes none: "a student of Roman architecture" -> "of an architecture"; nor
         # does a noun with a modifier before the name: "for American Color Field painting" -> "for American
         # a painting" was an output; nor a sport or a field: "playing AAU basketball" -> "playing basketball";
@@ -1808,6 +1818,33 @@ def _person_stand_in(s: Span, doc) -> tuple[Span, str | None, str] | None:
         return None  # "His coach was someone" reads as a riddle
     repl = "someone" if not possessive else ("someone's" if re.search(r"['’]s?$", s.text) else "someone")
     return s, repl, "a person named once, with nothing in the sentence that says who they are: someone"
+
+
+def _ranked_within(noun) -> bool:
+    """Does a rank range over ``noun`` - a superlative, an ordinal or "top" on it or on a noun whose
+    clause it stands in ("the most talented players ever to wear a Knicks jersey"), or the verb
+    "rank" above it ("ranked no. 9 in the rankings for female BMX cyclists")? Its modifier then
+    says within which group, and cannot go alone."""
+    def ranked(n) -> bool:
+        return any(c.tag_ in ("JJS", "RBS") or c.lower_ in RANKING or c.lower_ == "top" or is_ordinal(c)
+                   or (c.dep_ == "amod" and any(g.tag_ == "RBS" for g in c.children)) for c in n.children)
+
+    t = noun
+    for _ in range(8):
+        if t.pos_ in ("VERB", "AUX"):
+            if t.lemma_.lower() in ("rank", "ranking"):  # (the parse's "rankings" may be a verb)
+                return True
+            if any(c.dep_ == "aux" and c.lower_ == "to" for c in t.children) and t.left_edge.i > 0 \
+                    and (n := t.doc[t.left_edge.i - 1]).pos_ == "NOUN" and ranked(n):
+                return True  # "the most talented players | ever to wear", wherever the parse hung the verb
+            if t.dep_ not in ("acl", "relcl", "xcomp"):
+                return False
+        elif ranked(t):
+            return True
+        if t.head.i == t.i:
+            return False
+        t = t.head
+    return False
 
 
 def _tokens_in(s: Span, doc) -> list:
@@ -2130,6 +2167,9 @@ def _with_slot(s: Span, doc) -> Span:
             first = first.head
         prep = first.head if first.dep_ == "pobj" else None
         verb = prep.head if prep is not None else first.head if first.dep_ == "dobj" else None
+        if verb is not None and prep is not None and prep.lower_ in ("with", "alongside") \
+                and verb.dep_ in ("nsubj", "nsubjpass") and verb.head.pos_ == "VERB":
+            verb = verb.head  # "X, with Y and Z, founded": the company the parse hung on the subject is the verb's
         if verb is not None and (verb.pos_ == "VERB" or (verb.pos_ == "NOUN" and prep is not None)):
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence,
                      {**s.meta, "governor": (verb.lemma_.lower(), prep.lower_ if prep is not None else None)})

@@ -559,6 +559,10 @@ _COMPANY = frozenset({"pobj:with", "pobj:alongside"})
 # verbs whose "with" phrase is what they say ("met with X", "was confused with X"): the name stays a pseudonym
 _WITH_AS_OBJECT = frozenset({"meet", "marry", "confuse", "identify", "compare", "associate", "credit", "replace",
                              "remain", "stay", "live", "reside", "side", "partner", "team"})  # ("She remained prior to returning" was an output)
+# deeds whose doer "with X" shared: without X the deed reads as the subject's alone ("he founded the
+# teaching unit" of "he, with Jean Bossu and Georges-Henri Pingusson, founded" was false); the pseudonym stays
+_JOINT_DEEDS = frozenset({"found", "establish", "create", "form", "start", "launch", "build", "design", "write",
+                          "compose", "develop", "invent", "discover", "devise", "organize", "organise"})
 
 
 class Person(Operator):
@@ -607,6 +611,9 @@ class Person(Operator):
             # the subject's other name beside the first ("X or Y, Baron von der Z (1828-1906) was"):
             # it goes; a pseudonym there makes a second person of them ("He, Person B was" was an output)
             return Decision("", (), "another name of the subject in apposition is removed", drop_unit=True)
+        if span.meta.get("role") in _COMPANY and not subject.is_subject(span) and confirmed_person(span, ctx) \
+                and (span.meta.get("governor") or ("",))[0] in _JOINT_DEEDS:
+            return Decision(pseudo, (), "a person the subject founded or made something with: the deed was shared")
         if span.meta.get("role") in _COMPANY and not subject.is_subject(span) and confirmed_person(span, ctx) \
                 and (span.meta.get("governor") or ("",))[0] not in _WITH_AS_OBJECT:
             # "was selected, along with Mikhail Korniyenko", "co-founded the association with X": whom
