@@ -623,6 +623,10 @@ def test_tidy_counts_a_list_of_one_kind_with_its_brackets():
     assert tidy("He played for a baseball team (in the 1940s), a baseball team and a baseball team (in the 1950s).") \
         == "He played for three baseball teams."
     assert tidy("He played for a team (in the 1990s) and a club.") == "He played for a team (in the 1990s) and a club."
+    # not a list whose last item an apposition tells of ("the child of two parents - a former pro tennis player" was
+    # false: only his mother was)
+    assert tidy("He is the child of a parent and a parent - a former pro tennis player.") \
+        == "He is the child of a parent and a parent - a former pro tennis player."
 
 
 def test_an_adjective_a_comma_joins_to_others_goes_with_its_comma():

@@ -61,7 +61,10 @@ _BRACKET_RANGE = re.compile(rf"\((?:in )?(?:the )?(early |mid-|late )?({_PERIOD}
 # "an organization, an organization and an organization": "three organizations"
 # (not before a bracket that qualifies the last item only: "a team (two seasons), a team and a team (one
 # season)" -> "and two teams (one season)" was an output)
-_SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+){0,2})((?:, \1 \2\b)*,? and \1 \2)\b(?!\s*\()(?! ceremon)")
+_SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+){0,2})((?:, \1 \2\b)*,? and \1 \2)\b(?!\s*\()(?! ceremon)"
+                             # (nor one whose last item an apposition tells of: "a parent and a parent - a former
+                             # tennis player" is no "two parents - a former tennis player")
+                             r"(?!\s*[–—-]\s)")
 # the same with a bracket after some items: "a baseball team (in the 1940s), a baseball team and a baseball
 # team (in the 1950s)" (an output) -> "three baseball teams": which bracket went with which item says
 # little once every item is the same kind, and the list reads as a template
