@@ -2298,6 +2298,11 @@ def test_a_list_the_edits_left_without_its_and_fails():
     # a word the writer left without one stays so
     ("He is a member.", "He is a member.", False),
     ("He went home in the 1990s.", "He went home in 1994.", False),
+    # a rank without where ("who was ranked by a federation." was an output)
+    ("She is a player, who was ranked by a federation.",
+     "She is a player, who was ranked among the top ten athletes in her sport by the International Table Tennis "
+     "Federation.", True),
+    ("She was ranked in the top ten.", "She was ranked in the top ten in the world.", False),
     # or on the verb's object ("combining a motor racing series." was an output)
     ("He started the season, combining a motor racing series.",
      "He started the 1971 season, combining the Formula 1 Championship with the Spanish Touring Car Championships.", True),
