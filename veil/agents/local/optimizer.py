@@ -64,7 +64,7 @@ _BRACKET_RANGE = re.compile(rf"\((?:in )?(?:the )?(early |mid-|late )?({_PERIOD}
 _SAME_KIND_LIST = re.compile(r"\b(an?) ([a-z]+(?: [a-z]+){0,2})((?:, \1 \2\b)*,? and \1 \2)\b(?!\s*\()(?! ceremon)"
                              # (nor one whose last item an apposition tells of: "a parent and a parent - a former
                              # tennis player" is no "two parents - a former tennis player")
-                             r"(?!\s*[–—-]\s)")
+                             r"(?!\s*[–—]|\s+-\s|,\s+(?:an?|the)\s)")
 # the same with a bracket after some items: "a baseball team (in the 1940s), a baseball team and a baseball
 # team (in the 1950s)" (an output) -> "three baseball teams": which bracket went with which item says
 # little once every item is the same kind, and the list reads as a template
@@ -112,9 +112,12 @@ def _another(reps: list[tuple[int, Span, str]], sentence: str) -> list[tuple[int
     return out
 
 # "the zoological museum in " right before a place: the writer's one museum in that place
-_THE_ONE_IN = re.compile(r"\b([Tt]he) ((?:[a-z-]+ ){0,3}[a-z-]+) in $")
-_UNIQUE = re.compile(r"\b(?:first|second|third|last|only|sole|oldest|youngest|largest|biggest|main|leading|principal|"
-                     r"[a-z]+est)\b")
+_THE_ONE_IN = re.compile(r"\b([Tt]he) ((?:[a-z-]+ ){0,2}[a-z-]+) in $")
+# words that make "the" no mere pointer ("the same club", "the next season", "the most visited museum",
+# "the first woman"), or that show the words are no noun phrase ("the years he spent in")
+_NOT_ONE_OF_MANY = frozenset("""same next other following whole entire previous very main leading principal top most
+best only sole first second third last the of a an he she it they his her its their who which that he's was were is
+are had has have""".split())
 
 
 def _one_of_many(reps: list[tuple[int, Span, str]], sentence: str) -> list[tuple[int, Span, str]]:
@@ -127,10 +130,11 @@ def _one_of_many(reps: list[tuple[int, Span, str]], sentence: str) -> list[tuple
         if s.type != "LOCATION" or not r or r[:2] in ("a ", "an") or r.startswith(" in "):
             continue
         m = _THE_ONE_IN.search(sentence[:s.start])
-        noun = m.group(2).split()[-1] if m else ""
-        if m is None or _UNIQUE.search(m.group(2)) or noun in DEICTIC_NOUNS or noun in lexicon()["mass_nouns_set"] \
-                or re.search(r"[^su]s$", noun):
-            continue  # (nor a plural or a mass noun: "the fans in Norway", "the water in")
+        words = m.group(2).split() if m else []
+        if m is None or any(w in _NOT_ONE_OF_MANY or _RANKS.fullmatch(w) or w.endswith("est") for w in words) \
+                or words[-1] in DEICTIC_NOUNS or words[-1] in lexicon()["mass_nouns_set"] or re.search(r"[^su]s$", words[-1]):
+            continue  # (nor a plural or a mass noun: "the fans in Norway", "the water in"; "-est" may be a
+            # superlative: "the forest in Bavaria" stays as it was rather than risk "a largest museum")
         out.append((3, Span(m.start(1), m.end(1), m.group(1), "UNIT"), ARTICLE if m.group(1) == "the" else ARTICLE.capitalize()))
     return out
 
@@ -662,7 +666,8 @@ def _lost_complement(rendered: str, original: str) -> bool:
     doc = nlp.parse(rendered, light=True)
     for t in doc:
         preps = frames.get(t.lower_)
-        if not preps or any(c.i > t.i and c.lower_ in preps and (c.head in (t, t.head) or c.i == t.i + 1) for c in t.sent):
+        if not preps or any(c.i > t.i and c.lower_ in preps and (c.head in (t, t.head) or c.i == t.i + 1 or (
+                c.head.dep_ == "dobj" and c.head.head == t)) for c in t.sent):
             continue
         if preps & _complemented(original).get(t.lower_, frozenset()):
             return True
@@ -920,13 +925,6 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # "he played winter ball in the 2009 season": "in the season" points at none; the phrase goes,
             # else the year alone (the removal stays the fallback)
             d = dataclasses.replace(d, drop_unit=True, reason=d.reason + "; 'the season' would point at none: its phrase goes")
-        if s.type in _NOT_A_NAME_TYPES and s.meta.get("role") == "modifier" and d.replacement == "" \
-                and (head := _span_head(s, doc)[0]) is not None and _ranked_within(head.head):
-            # the name says among whom the person ranks: without it the rank is over everyone ("one of the
-            # most talented players ever to wear a jersey" of "a New York Knicks jersey", "ranked in the top 10
-            # in the rankings for female cyclists" of "female BMX cyclists" were false); its phrase goes
-            d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True, or_sentence=True,
-                                    reason=f"{s.type.lower()} naming the group a rank is within: its phrase goes")
         if s.type == "ORG" and s.meta.get("role") == "modifier" and d.replacement and re.match(r"an? ", d.replacement) \
                 and (re.match(r"[Tt]he\s", s.text) or re.search(r"\b[Tt]he\s+$", text[max(0, s.start - 5):s.start])):
             # "in the UCI rankings": a kind phrase cannot modify the noun ("in an organization rankings" was an
@@ -934,6 +932,14 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             the = re.match(r"[Tt]he\s", s.text)
             d = dataclasses.replace(d, replacement=the.group(0).strip() if the else "", ladder=(), drop_unit=False,
                                     or_sentence=False, reason="an organisation's name modifying a noun goes")
+        if s.type in _NOT_A_NAME_TYPES and s.meta.get("role") == "modifier" \
+                and d.replacement is not None and d.replacement.strip().lower() in ("", "the", "a", "an") \
+                and (head := _span_head(s, doc)[0]) is not None and _ranked_within(head.head):
+            # the name says among whom the person ranks: without it the rank is over everyone ("one of the
+            # most talented players ever to wear a jersey" of "a New York Knicks jersey", "ranked in the top 10
+            # in the rankings for female cyclists" of "female BMX cyclists" were false); its phrase goes
+            d = dataclasses.replace(d, replacement=None, ladder=(), drop_unit=True, or_sentence=True,
+                                    reason=f"{s.type.lower()} naming the group a rank is within: its phrase goes")
         if s.type in ("ORG", "WORK") and d.replacement and _kind_noun_before(s, doc):
             # "the non-profit group Friends of Photography", "his film Titanic": the noun before the
             # name says what it is; the name goes, the noun stays ("the Bay Area non-profit group
@@ -1440,9 +1446,14 @@ def subject_info(text: str, name: str | None, spans: list[Span], label: str | No
     if gender is None and sentences and toks:
         # the pronouns of the sentences that name nobody but the subject: a patient's "he died" in
         # a physician's biography is the patient's ("Person APF" stood for her throughout)
+        # (nor the sentence right after one that names someone else: "She married John Smith. He is a
+        # lawyer."); and only a clear answer: two pronouns or more, none of the other gender
         others = [p for p in spans if p.type == "PERSON" and not info.is_subject(p)]
-        own = " ".join(text[a:b] for a, b in sentences if not any(a <= p.start < b for p in others))
-        info = dataclasses.replace(info, gender=_gender(own))
+        named = [any(a <= p.start < b for p in others) for a, b in sentences]
+        own = " ".join(text[a:b] for x, (a, b) in enumerate(sentences) if not named[x] and not (x and named[x - 1]))
+        male, female = len(_MALE.findall(own)), len(_FEMALE.findall(own))
+        clear = "male" if male >= 2 and not female else "female" if female >= 2 and not male else None
+        info = dataclasses.replace(info, gender=clear)
     return info
 
 
@@ -2170,8 +2181,9 @@ def _with_slot(s: Span, doc) -> Span:
             first = first.head
         prep = first.head if first.dep_ == "pobj" else None
         verb = prep.head if prep is not None else first.head if first.dep_ == "dobj" else None
-        if verb is not None and prep is not None and prep.lower_ in ("with", "alongside") \
-                and verb.dep_ in ("nsubj", "nsubjpass") and verb.head.pos_ == "VERB":
+        if verb is not None and prep is not None and prep.lower_ in ("with", "alongside") and s.type == "PERSON" \
+                and verb.dep_ in ("nsubj", "nsubjpass") and verb.head.pos_ == "VERB" and prep.i > 0 \
+                and doc[prep.i - 1].text == "," and prep.right_edge.i + 1 < len(doc) and doc[prep.right_edge.i + 1].text == ",":
             verb = verb.head  # "X, with Y and Z, founded": the company the parse hung on the subject is the verb's
         if verb is not None and (verb.pos_ == "VERB" or (verb.pos_ == "NOUN" and prep is not None)):
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence,
