@@ -629,6 +629,15 @@ def test_tidy_counts_a_list_of_one_kind_with_its_brackets():
         == "He is the child of a parent and a parent - a former pro tennis player."
 
 
+
+def test_tidy_drops_the_comma_a_place_left_before_a_period():
+    # "born in Ontario, in the 1850s" (of "born in Welland, Ontario, on August 26, 1859") was an output
+    assert tidy("She was born in Ontario, in the 1850s.") == "She was born in Ontario in the 1850s."
+    assert tidy("He lived in England, from the 1940s.") == "He lived in England from the 1940s."
+    # not where more follows the period
+    assert tidy("He was born in Ohio, in the 1940s, and moved.") == "He was born in Ohio, in the 1940s, and moved."
+
+
 def test_an_adjective_a_comma_joins_to_others_goes_with_its_comma():
     # ("the design of handsome, well-styled, apparel" was an output)
     text = "He made handsome, well-styled, tailored apparel for men."

@@ -484,6 +484,9 @@ def tidy(sentence: str) -> str:
     s = _HOURS_OF.sub(lambda m: ("In " if (m.group(1) or "i").isupper() else "in ") + m.group(2), s)
     s = _PERIOD_LIST.sub(_period_list, s)
     s = _FRONTED_TWICE.sub(r"\1", s)
+    # the comma that closed a city's region, or set a date apart, before a period the edits wrote: "born
+    # in Ontario, in the 1850s" (of "born in Welland, Ontario, on August 26, 1859")
+    s = _PLACE_COMMA_PERIOD.sub(r"\1 \2", s)
     s = _AT_AGE.sub(lambda m: (m.group(2)[0].upper() if m.group(1) == "A" else m.group(2)[0]) + m.group(2)[1:], s)
     s = re.sub(r"\b([Tt]he) The(?= [A-Z])", r"\1", s)  # "in the The Netherlands"
     s = re.sub(r",\s*\)", ")", s)
@@ -512,6 +515,8 @@ def tidy(sentence: str) -> str:
     return s
 
 
+_PLACE_COMMA_PERIOD = re.compile(rf"(\b(?:in|at) (?:the )?[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)*), "
+                                 rf"((?:in|from|during|since) the (?:early |mid-|late )?{_PERIOD}(?= ?[.;]|$))")
 # "Born in North America, he moved to North America" (Massachusetts, then Ohio, both raised to
 # the continent) says a false thing no single rung does: a move needs two places that differ
 _SAME_MOVE = re.compile(r"\b(?:[Bb]orn|raised|grew up|lived|living|based) in ((?:the )?[A-Z][\w-]*(?: [A-Z][\w-]*)*)"
