@@ -630,6 +630,12 @@ def test_tidy_counts_a_list_of_one_kind_with_its_brackets():
 
 
 
+def test_tidy_says_a_decade_inside_the_period_before_it_once():
+    # "active during the late 20th century and 1980s" (of "the 1970s and 1980s") was an output
+    assert tidy("He was active during the late 20th century and 1980s.") == "He was active during the late 20th century."
+    assert tidy("He was active during the late 20th century and the 1980s.") == "He was active during the late 20th century."
+
+
 def test_tidy_drops_the_comma_a_place_left_before_a_period():
     # "born in Ontario, in the 1850s" (of "born in Welland, Ontario, on August 26, 1859") was an output
     assert tidy("She was born in Ontario, in the 1850s.") == "She was born in Ontario in the 1850s."
