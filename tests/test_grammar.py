@@ -630,6 +630,12 @@ def test_tidy_counts_a_list_of_one_kind_with_its_brackets():
 
 
 
+def test_tidy_drops_a_bracket_left_with_small_words_only():
+    # "elected to an association (, now) board" (of "the Women's Tennis Association (WTA, now WTA Tour) board")
+    assert tidy("She was elected to an association (, now) board.") == "She was elected to an association board."
+    assert tidy("He played for a team (now a club) in Ohio.") == "He played for a team (now a club) in Ohio."
+
+
 def test_tidy_says_a_decade_inside_the_period_before_it_once():
     # "active during the late 20th century and 1980s" (of "the 1970s and 1980s") was an output
     assert tidy("He was active during the late 20th century and 1980s.") == "He was active during the late 20th century."

@@ -493,6 +493,9 @@ def tidy(sentence: str) -> str:
     s = re.sub(r"\b([Tt]he) The(?= [A-Z])", r"\1", s)  # "in the The Netherlands"
     s = re.sub(r",\s*\)", ")", s)
     s = re.sub(r"\s*\(\s*\)", "", s)  # a bracket whose words all went ('\"Gentile\" ()' of "(non-Mormon)")
+    # or all but the small words between its names ("an association (, now) board" of "the Women's Tennis
+    # Association (WTA, now WTA Tour) board")
+    s = re.sub(r"\s*\((?:[\s,;]|\b(?:now|then|later|formerly|currently|also|and|or|the|an?)\b)*\)", "", s)
     s = re.sub(r"\)(?=[^\W\d_])", ") ", s)  # "(born in the 1960s in California)is"
     s = re.sub(r"(?:(?<=[^\W\d_])|(?<=\))),(?=[^\W\d_])", ", ", s)  # the writer's ",a Brazilian naturalized as X,was"
     s = re.sub(r"(?<=[a-z)\]])\.(?=[A-Z][a-z]+\b(?![.@]))", ". ", s)  # the writer's "(1893 – 1897).He was" the splitter kept as one
