@@ -113,11 +113,10 @@ def _another(reps: list[tuple[int, Span, str]], sentence: str) -> list[tuple[int
 
 # "the zoological museum in " right before a place: the writer's one museum in that place
 _THE_ONE_IN = re.compile(r"\b([Tt]he) ((?:[a-z-]+ ){0,2}[a-z-]+) in $")
-# words that make "the" no mere pointer ("the same club", "the next season", "the most visited museum",
-# "the first woman"), or that show the words are no noun phrase ("the years he spent in")
-_NOT_ONE_OF_MANY = frozenset("""same next other following whole entire previous very main leading principal top most
-best only sole first second third last the of a an he she it they his her its their who which that he's was were is
-are had has have""".split())
+# words that make "the" no mere pointer ("the same club", "the next season"; a rank - "the most visited
+# museum", "the first woman" - is _RANKS'), or that show the words are no noun phrase ("the years he spent in")
+_NOT_ONE_OF_MANY = frozenset("""same next other following whole entire previous very main principal the of a an he
+she it they his her its their who which that he's was were is are had has have""".split())
 
 
 def _one_of_many(reps: list[tuple[int, Span, str]], sentence: str) -> list[tuple[int, Span, str]]:
