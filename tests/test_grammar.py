@@ -2778,8 +2778,52 @@ def test_fragments_of_a_citation_go_whole(engine):
     out = rendered("Carl Plotz was an entomologist. He wrote about moths in Cameroon. Bis. Stettiner Entomologische "
                    "Zeitung 41: Bull. Soc. Imp. Nat. He died in Greifswald.")
     assert out == "Carl Plotz was an entomologist. He wrote about moths in Cameroon. He died in Greifswald.", out
+    # a lowercase abbreviation is a citation's too ("Berl. ent." was an output)
+    out = rendered("Carl Plotz was an entomologist. He wrote about moths. Berl. ent. He died in Greifswald.")
+    assert out == "Carl Plotz was an entomologist. He wrote about moths. He died in Greifswald.", out
     text = "Carl Plotz was an entomologist. Early Life. He wrote about moths."
     assert rendered(text) == text
+
+
+def test_the_last_resort_spares_the_last_sentence_that_says_the_label(engine):
+    """The label needs saying once: a sentence that says it may go while another kept one still does
+    ("He teaches stand-up comedy to people ..." linked a comedian's record beside a second such sentence);
+    the last one that says it, and the text's first, stay."""
+    from veil.agents.base import Task
+    from veil.agents.local.generalize import GeneralizeContext, PseudonymTable
+    from veil.agents.local.optimizer import Plan, analyse
+    from veil.agents.local.policy import load_policy
+    from veil.agents.local.retrieval import tokenize
+
+    def deletable(text):
+        task = Task(name="David Granirer", label="Comedian", original=text, doc_id="t")
+        plan = Plan(analysis=analyse(text, task, GeneralizeContext(doc_id="t", pseudonyms=PseudonymTable()),
+                                     load_policy(), set()))
+        live = engine.optimizer._deletable_sentences(plan, set(tokenize(task.label)), set())
+        return [plan.units[i].sentence for i in live]
+
+    assert deletable("David Granirer is a counsellor and comedian. He teaches stand-up comedy to patients. "
+                     "He lives in Vancouver.") == [1, 2]
+    assert deletable("David Granirer is a counsellor. He teaches stand-up comedy to patients. "
+                     "He lives in Vancouver.") == [2]
+    assert deletable("David Granirer is a counsellor. He teaches stand-up comedy to patients. He lives in Vancouver. "
+                     "He also teaches comedy classes.") == [1, 2, 3]
+
+
+def test_a_list_subject_cut_to_one_item_keeps_no_plural_verb():
+    """"a company in Finland have all been clients of him" was an output (of a list of eight clients): a
+    subject cut to one item of the writer's list takes no plural verb; the writer's own sentence stays."""
+    from veil.agents.local.optimizer import _lost_plural_subject
+
+    original = ("British style markets have also used Wale for their brands; Adidas, Caterpillar Inc., Nokia, Martell, "
+                "Slazenger, Superdrug, Sky and New Era have all been clients of Wale.")
+    assert _lost_plural_subject("Style markets have used him for their brands; a company in Finland have all been "
+                                "clients of him.", original)
+    assert not _lost_plural_subject("Style markets have used him for their brands; companies have all been clients "
+                                    "of him.", original)
+    assert _lost_plural_subject("His father were teachers.", "His mother and father were teachers.")
+    assert not _lost_plural_subject("His parents were teachers.", "His mother and father were teachers.")
+    assert not _lost_plural_subject("Smith and Jones were partners.", "Smith and Jones were partners.")
 
 
 def test_an_honour_of_the_year_is_an_award_of_many():

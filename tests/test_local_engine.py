@@ -122,7 +122,7 @@ def listed_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 @pytest.mark.xfail(strict=True, reason="known regression (issue 8): in this 12-record batch with K=3 the grammatical "
                    "planner no longer pushes every record past the BM25 attack (it deletes whole units only, and never "
-                   "a sentence that carries the label); DB-bio figures are in the README")
+                   "the last sentence that says the label); DB-bio figures are in the README")
 @pytest.mark.slow
 def test_attack_driven_plan_defeats_linking_attack_with_ladder_candidates(engine) -> None:
     pe, opt, batch = engine.p_evaluator, engine.optimizer, engine.batch
@@ -165,7 +165,7 @@ def test_attack_driven_plan_defeats_linking_attack_with_ladder_candidates(engine
 
 @pytest.mark.xfail(strict=True, reason="known regression (issue 8): in this 12-record batch with K=3 the grammatical "
                    "planner no longer pushes every record past the BM25 attack (it deletes whole units only, and never "
-                   "a sentence that carries the label); DB-bio figures are in the README")
+                   "the last sentence that says the label); DB-bio figures are in the README")
 @pytest.mark.slow
 def test_plan_reaches_target_or_exhausts_its_options_for_every_document(engine) -> None:
     pe, opt, batch = engine.p_evaluator, engine.optimizer, engine.batch
@@ -263,7 +263,7 @@ def test_allow_listed_term_survives_sentence_deletion() -> None:
 
 @pytest.mark.xfail(strict=True, reason="known regression (issue 8): in this 12-record batch with K=3 the grammatical "
                    "planner no longer pushes every record past the BM25 attack (it deletes whole units only, and never "
-                   "a sentence that carries the label); DB-bio figures are in the README")
+                   "the last sentence that says the label); DB-bio figures are in the README")
 @pytest.mark.slow
 def test_restore_keeps_names_deny_terms_out_and_the_attacker_beyond_p_max() -> None:
     eng = Prepared(build(deny=["Szafran"]))

@@ -597,6 +597,25 @@ def _list_lost_its_and(rendered: str, original: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=50_000)
+def _lost_plural_subject(rendered: str, original: str) -> bool:
+    """A list subject the edits cut to one item while its verb stays plural: "a company in
+    Finland have all been clients of him" (of "Adidas, Caterpillar Inc., Nokia, ... and New Era
+    have all been clients of Wale"). Only where the writer's sentence had a listed subject of
+    that verb (a writer's own slip stays as written)."""
+    doc = nlp.parse(rendered, light=True)
+    for t in doc:
+        if t.dep_ not in ("nsubj", "nsubjpass") or t.tag_ not in ("NN", "NNP") or any(c.dep_ == "conj" for c in t.children):
+            continue
+        verbs = [t.head] + [c for c in t.head.children if c.dep_ in ("aux", "auxpass")]
+        if not any(v.tag_ == "VBP" or v.lower_ == "were" for v in verbs):
+            continue
+        if any(s.dep_ in ("nsubj", "nsubjpass") and s.head.lower_ == t.head.lower_ and any(c.dep_ == "conj" for c in s.children)
+               for s in nlp.parse(original, light=True)):
+            return True
+    return False
+
+
 # the last two items of a list, the comma of a longer one between them, no item before them
 _TWO_WITH_COMMA = re.compile(r"(?<!, )\b([A-Za-z][\w-]*), (?:and|or) ((?:[A-Za-z][\w-]* ?){1,3})")
 
@@ -2813,7 +2832,8 @@ class Plan:
         # (and such a sentence is held to what an edit must not do: "he was exposed at an early
         # age" came of a sentence the parser misread)
         return not (_bared_clause(rendered, original) or _list_lost_its_and(rendered, original)
-                    or _lost_complement(rendered, original) or _lost_its_point(rendered, original))
+                    or _lost_complement(rendered, original) or _lost_its_point(rendered, original)
+                    or _lost_plural_subject(rendered, original))
 
     def prefetch(self, trials: list[tuple[int, dict[int, str]]]) -> None:
         """Parse in one batch the sentences these (sentence, choice) trials would write, before
@@ -3185,6 +3205,7 @@ class LocalOptimizer(Optimizer):
             return plan
         protected = self._protected(task)
         allowed = {t for a in self.world.allow for t in tokenize(a)}
+        label = set(tokenize(task.label or ""))
         clue_weight = Counter({c: 1.0 for c in clues})
         for _ in range(self.max_rounds):
             attack = self._attack(plan, task, batch)
@@ -3233,11 +3254,7 @@ class LocalOptimizer(Optimizer):
             attack = self._attack(plan, task, batch)
             rank, weights = attack.rank, attack.weights
             if not task.privacy_met(rank) and weights:
-                # a sentence that carries the task's label or an allow-listed term stays, and so
-                # does the text's first (who and what the text is about: "Many articles contain
-                # information about him." was all that was left of a karate master's biography)
-                live = [i for i, u in enumerate(plan.units) if u.kind == "sentence" and i not in plan.choice
-                        and u.sentence > 0 and not any(self._is_protected(t, protected) for t in u.tokens)]
+                live = self._deletable_sentences(plan, label, allowed)
                 if len(live) <= 1:
                     break
                 w, i = max((sum(weights.get(t, 0.0) for t in set(plan.units[i].tokens)), i) for i in live)
@@ -3251,6 +3268,21 @@ class LocalOptimizer(Optimizer):
             else:
                 break
         return plan
+
+    def _deletable_sentences(self, plan: Plan, label: set[str], allowed: set[str]) -> list[int]:
+        """The sentence units the last resort may delete. The text's first stays (who and what
+        the text is about: "Many articles contain information about him." was all that was left
+        of a karate master's biography), and so does a sentence with an allow-listed term. The
+        label needs saying once, not in every sentence: a sentence that says it may go while
+        another kept sentence still does ("He teaches stand-up comedy to people as a way of
+        increasing their self-esteem." linked a comedian's record beside "He also teaches
+        stand-up comedy classes at an educational institution"), never the last one."""
+        kept = [i for i, u in enumerate(plan.units) if u.kind == "sentence" and i not in plan.choice]
+        says_label = {i for i in kept if any(self._is_protected(t, label)
+                                             for t in tokenize(plan.render_sentence(plan.units[i].sentence)))}
+        return [i for i in kept if plan.units[i].sentence > 0
+                and not any(self._is_protected(t, allowed) for t in plan.units[i].tokens)
+                and not (says_label and says_label <= set(self._with_followers(plan, i)))]
 
     def _drop_rare_names(self, plan: Plan, task: Task, batch: LocalBatch) -> None:
         """A capitalised name the edits left as written, which no other record of the batch
@@ -3475,8 +3507,11 @@ class LocalOptimizer(Optimizer):
         for si in range(1, len(sents)):
             sentence = text[slice(*sents[si])].strip()
             words = re.findall(r"[^\W\d_]+", sentence)
+            # (a lowercase abbreviation is a citation's too: "Berl. ent. Ztschr." split into three)
+            abbreviations = set(re.findall(r"\b([^\W\d_]+)\.", sentence))
             if si in sentence_unit and sentence_unit[si] not in plan.choice and not plan.analysis.has_root[si] \
-                    and words and not sentence.endswith(("!", "?")) and all(w[0].isupper() for w in words):
+                    and words and not sentence.endswith(("!", "?")) \
+                    and all(w[0].isupper() or w in abbreviations for w in words):
                 if runs and runs[-1][-1] == si - 1:
                     runs[-1].append(si)
                 else:
