@@ -94,6 +94,13 @@ def test_org_ladders():
     # a nickname many sports share says the sport only where the text does (these Saints play lacrosse)
     assert ladder("He played lacrosse for the St. Catharines Saints.", "St. Catharines Saints")[0] == "a sports team"
     assert ladder("He played football for the New Orleans Saints.", "New Orleans Saints")[0] == "a football team"
+    # any nickname's sport, not in a text that names another sport and not its own (these Thunder play lacrosse)
+    assert ladder("Mark Millon is an American lacrosse player. He played for the New York Saints, Baltimore Thunder, "
+                  "Syracuse Smash, and Philadelphia Wings.", "Baltimore Thunder")[0] == "a sports team"
+    assert ladder("He played for the Oklahoma City Thunder.", "Oklahoma City Thunder")[0] == "a basketball team"
+    # a country club is no golf club
+    assert ladder("She coached at the Greenville Country Club.", "Greenville Country Club")[0] == "a country club"
+    assert ladder("She coached at the Augusta Golf Club.", "Augusta Golf Club")[0] == "a golf club"
 
 
 def test_award_and_event_ladders():

@@ -809,6 +809,19 @@ def test_a_name_takes_its_particles_and_degrees(engine, text, name, expected):
     assert out.startswith(expected) and "MA" not in out and " de " not in out, out
 
 
+@pytest.mark.parametrize("text, name, expected, absent", [
+    # an appositive told of the place as written ("born in the Netherlands, a beach suburb" was an output)
+    ("Dick de Groot (born 1920) was born in Scheveningen, a beach suburb of The Hague in the Netherlands. He painted "
+     "and his work sold.", "Dick de Groot", "He was born in the Netherlands.", "suburb"),
+    # the place that held it, as its kind ("Born in New York, a city in the 1870s" was an output)
+    ("James Fitzsimmons was a horse trainer. Born in Sheepshead Bay, Brooklyn in 1874, Fitzsimmons began his career "
+     "in 1885 working at a racetrack.", "James Fitzsimmons", "Born in New York, in the 1870s, he began", "a city"),
+])
+def test_what_told_of_a_place_as_written_goes_with_its_generalization(engine, text, name, expected, absent):
+    out = anonymize(engine, text, name=name)
+    assert expected in out and absent not in out, out
+
+
 @pytest.mark.parametrize("text, gone, kept", [
     ("I'm John. I live at 42 Elm Street, Springfield, IL 62704.", ["John", "42 Elm Street", "62704"], ["I'm"]),
     ("Yesterday Harriet Vance met Oscar Delacroix at the gallery.", ["Harriet", "Vance", "Oscar", "Delacroix"],

@@ -3004,6 +3004,7 @@ class LocalOptimizer(Optimizer):
             for i in idxs:
                 self._base_edit(plan, i)
         self._drop_life_dates(plan)
+        self._drop_place_descriptions(plan)
         for j, u in enumerate(plan.units):
             if u.kind == "sentence" and _HATNOTE.search(u.text) and (u.sentence == 0 or "(disambiguation)" in u.text):
                 # an encyclopedia's "(For other uses, see X (disambiguation).)": no part of the
@@ -3082,6 +3083,31 @@ class LocalOptimizer(Optimizer):
                 # (not "one of the highest ranked players, alongside A, B and C": one of many either way)
             if {w.lower() for w in re.findall(r"[A-Za-z']+", " ".join(rest))} <= _NAME_LIST_WORDS:
                 plan.try_choose(j, "", "a phrase that only lists persons goes whole")
+
+    @staticmethod
+    def _drop_place_descriptions(plan: Plan) -> None:
+        """An appositive that describes a place the policy generalized goes with its comma: it
+        described the place as written, not its region ("born in Scheveningen, a beach suburb of
+        The Hague" -> "born in the Netherlands, a beach suburb of The Hague" was an output, and
+        false). So does the place that held it once it is only a kind ("Born in New York, a city in
+        the 1870s" of "Sheepshead Bay, Brooklyn in 1874"). Where either cannot go, it stays."""
+        text = plan.analysis.text
+        for i, u in enumerate(plan.units):
+            rep = plan.choice.get(i)
+            if u.kind != "span" or u.span is None or u.span.type != "LOCATION" or not rep or rep == u.text:
+                continue
+            for j in plan.analysis.by_sentence(u.sentence):
+                w = plan.units[j]
+                if w.kind == "appositive" and j not in plan.choice and w.start >= u.end \
+                        and text[u.end:w.start].strip() in ("", ",") and plan.covering(j) is None:
+                    plan.try_choose(j, "", "describes the place as written, not the generalization")
+                    break
+                if w.kind == "span" and w.span is not None and w.span.type == "LOCATION" and text[u.end:w.start] == ", " \
+                        and re.match(r"(?:an?|another) ", plan.choice.get(j) or ""):
+                    # the place that held it, now its kind: "Born in Sheepshead Bay, Brooklyn in 1874" ->
+                    # "Born in New York, in the 1870s" ("Born in New York, a city in the 1870s" was an output)
+                    plan.try_choose(j, "", "the place that held a generalized place, as its kind, says nothing more")
+                    break
 
     @staticmethod
     def _drop_life_dates(plan: Plan) -> None:

@@ -1284,9 +1284,13 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
                 # ("Manchester City" is a team; "the Windy City" is no team: its prefix is no place)
                 kind = lex["teams_folded"][nick]
                 sport = kind.split()[1] if len(kind.split()) == 3 else ""
-                if sport and nick in lex["shared_nicknames"] and sport not in text.lower():
+                lower = text.lower()
+                if sport and sport not in lower and (nick in lex["shared_nicknames"] or any(
+                        other in lower for other in lex["team_sports"] if other != sport)):
                     # many sports' nickname ("the St. Catharines Saints" play lacrosse: "a football
-                    # team" was false): the sport only where the text names it
+                    # team" was false): the sport only where the text names it; any nickname's sport
+                    # not where the text names another sport but not its own (the Baltimore Thunder
+                    # of a lacrosse player's teams became "a basketball team")
                     return [span("ORG", 0.8, "lexicon:team", {"ladder": ["a sports team", "an organization"]})]
                 return [span("ORG", 0.8, "lexicon:team", {"ladder": [kind, "a sports team", "an organization"]})]
     for w in words:
