@@ -173,6 +173,7 @@ def test_no_unit_is_a_single_word_inside_a_phrase_or_a_needed_complement():
 @pytest.mark.parametrize("text, not_a_unit", [
     # each was deleted alone and left a stub a blind reader flagged
     ("He retired at the end of that season, aged 32.", "of that season"),  # "at the end"
+    ("His lifetime ERA stands at 0.00.", "His lifetime"),  # "ERA stands at 0.00." (a determiner the parse made a time)
     ("He was the third student of Yip Man in the discipline of Wing Chun.", "of Wing Chun"),
     # (the article of a list of nouns: "he has focused on the design and manufacture." was an output)
     ("Since 1978, he has focused on the design and manufacture of tailored apparel for men.", "of tailored apparel for men"),
@@ -2796,6 +2797,25 @@ def test_fragments_of_a_citation_go_whole(engine):
     assert out == "Carl Plotz was an entomologist. He wrote about moths. He died in Greifswald.", out
     text = "Carl Plotz was an entomologist. Early Life. He wrote about moths."
     assert rendered(text) == text
+
+
+def test_a_sentence_the_splitter_cut_keeps_its_point_when_its_second_part_goes():
+    """"He trained a horse" ended an output: the splitter cut "He also trained Champions | But Why Not (no SW),
+    ..." and the point went with the deleted part."""
+    from veil.agents.base import Task
+    from veil.agents.local.generalize import GeneralizeContext, PseudonymTable
+    from veil.agents.local.optimizer import Plan, analyse
+    from veil.agents.local.policy import load_policy
+
+    text = ("James Smith was a horse trainer. He also trained Champions But Why Not (no SW), Star Pilot (no SW) and "
+            "Beaugay (multiple SW). He died in 1970.")
+    task = Task(name="James Smith", label="Horse trainer", original=text, doc_id="t")
+    plan = Plan(analysis=analyse(text, task, GeneralizeContext(doc_id="t", pseudonyms=PseudonymTable()),
+                                 load_policy(), set()))
+    assert [text[a:b] for a, b in plan.analysis.sentences][1] == "He also trained Champions"  # (the cut)
+    cut, after = plan.analysis.sentence_unit(2), plan.analysis.sentence_unit(3)
+    assert plan.render({cut: ""}) == "James Smith was a horse trainer. He also trained Champions. He died in 1970."
+    assert plan.render({cut: "", after: ""}) == "James Smith was a horse trainer. He also trained Champions."
 
 
 def test_the_last_resort_spares_the_last_sentence_that_says_the_label(engine):

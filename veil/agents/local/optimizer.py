@@ -2756,6 +2756,8 @@ class Plan:
         text = self.analysis.text
         out, pos = [], 0
         gone = False  # the sentence before this one was deleted
+        last: int | None = None  # where in out the latest sentence written stands
+        last_si = -1  # and which sentence it is
         for si, (a, b) in enumerate(self.analysis.sentences):
             out.append(text[pos:a])
             rendered = self.render_sentence(si, choice)
@@ -2774,6 +2776,14 @@ class Plan:
                 out[-1] = out[-1] if not out[-1].strip() else out[-1]
                 if out[-1] and not out[-1].strip() and "\n" not in out[-1]:
                     out[-1] = ""  # the space before a deleted sentence goes with it
+                if last is not None and last_si == si - 1 and _ENDED.search(text[a:b]) and "\n" not in text[pos:a] \
+                        and not _ENDED.search(out[last]) and not out[last].rstrip().endswith((":", ";")):
+                    # the splitter cut the writer's sentence ("He also trained Champions | But Why Not (no
+                    # SW), ..."): its point went with the part deleted ("He trained a horse" ended a text;
+                    # never a heading's line)
+                    out[last] = out[last].rstrip(" ,") + "."
+            else:
+                last, last_si = len(out), si
             out.append(rendered)
             pos = b
         out.append(text[pos:])

@@ -305,6 +305,10 @@ def _dependent(tok, sent) -> Constituent | None:
         return None  # "due mainly" of "due mainly to the fact": the parse split the preposition
     if dep == "npadvmod" and tok.head.dep_ in ("amod", "compound"):
         return None  # inside a noun's modifier: "a self taught artist" -> "taught artist" was an output
+    if dep == "npadvmod" and any(c.dep_ == "poss" for c in tok.children) and right.i + 1 < sent.end \
+            and tok.doc[right.i + 1].pos_ in ("NOUN", "PROPN"):
+        return None  # a subject's determiner the parse took for a time: "His lifetime ERA stands at 0.00" -> "ERA
+        # stands at 0.00." was an output
     if dep == "prep" and tok.head.pos_ == "ADJ" and tok.head.lower_ in NEEDS_ITS_PHRASE and tok.i > tok.head.i:
         return None
     if dep == "prep" and tok.head.pos_ == "VERB" and tok.i > tok.head.i and any(
