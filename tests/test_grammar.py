@@ -817,6 +817,9 @@ def test_a_name_takes_its_particles_and_degrees(engine, text, name, expected):
     # the place that held it, as its kind ("Born in New York, a city in the 1870s" was an output)
     ("James Fitzsimmons was a horse trainer. Born in Sheepshead Bay, Brooklyn in 1874, Fitzsimmons began his career "
      "in 1885 working at a racetrack.", "James Fitzsimmons", "Born in New York, in the 1870s, he began", "a city"),
+    # the region that holds it stays
+    ("Jan Dekker is a painter. In 1950 he moved to Leiden, the Netherlands, and painted.", "Jan Dekker",
+     "the Netherlands", "Leiden"),
 ])
 def test_what_told_of_a_place_as_written_goes_with_its_generalization(engine, text, name, expected, absent):
     out = anonymize(engine, text, name=name)
@@ -2795,6 +2798,8 @@ def test_fragments_of_a_citation_go_whole(engine):
     # a lowercase abbreviation is a citation's too ("Berl. ent." was an output)
     out = rendered("Carl Plotz was an entomologist. He wrote about moths. Berl. ent. He died in Greifswald.")
     assert out == "Carl Plotz was an entomologist. He wrote about moths. He died in Greifswald.", out
+    text = "Carl Plotz was an entomologist. He wrote about moths. A German entomologist. He died in Greifswald."
+    assert rendered(text) == text  # (a word before the point is no abbreviation)
     text = "Carl Plotz was an entomologist. Early Life. He wrote about moths."
     assert rendered(text) == text
 
@@ -2819,28 +2824,41 @@ def test_a_sentence_the_splitter_cut_keeps_its_point_when_its_second_part_goes()
 
 
 def test_the_last_resort_spares_the_last_sentence_that_says_the_label(engine):
-    """The label needs saying once: a sentence that says it may go while another kept one still does
-    ("He teaches stand-up comedy to people ..." linked a comedian's record beside a second such sentence);
-    the last one that says it, and the text's first, stay."""
+    """The label needs saying once: a sentence that says it may go while other kept sentences still say its
+    words ("He teaches stand-up comedy to people ..." linked a comedian's record beside a second such
+    sentence); the last one that says a label word, and the text's first, stay."""
+    from collections import Counter
+
     from veil.agents.base import Task
     from veil.agents.local.generalize import GeneralizeContext, PseudonymTable
     from veil.agents.local.optimizer import Plan, analyse
     from veil.agents.local.policy import load_policy
     from veil.agents.local.retrieval import tokenize
 
-    def deletable(text):
-        task = Task(name="David Granirer", label="Comedian", original=text, doc_id="t")
+    def deleted(text, label, weights):
+        """The sentences the last resort deletes first, when the attacker's weights are on these words."""
+        task = Task(name="David Granirer", label=label, original=text, doc_id="t")
         plan = Plan(analysis=analyse(text, task, GeneralizeContext(doc_id="t", pseudonyms=PseudonymTable()),
                                      load_policy(), set()))
-        live = engine.optimizer._deletable_sentences(plan, set(tokenize(task.label)), set())
-        return [plan.units[i].sentence for i in live]
+        opt = engine.optimizer
+        live = opt._deletable_sentences(plan, set())
+        pick = opt._sentences_to_delete(plan, live, Counter({t: 1.0 for w in weights for t in tokenize(w)}),
+                                        set(tokenize(label)))
+        return None if pick is None else [plan.units[i].sentence for i in pick]
 
-    assert deletable("David Granirer is a counsellor and comedian. He teaches stand-up comedy to patients. "
-                     "He lives in Vancouver.") == [1, 2]
-    assert deletable("David Granirer is a counsellor. He teaches stand-up comedy to patients. "
-                     "He lives in Vancouver.") == [2]
-    assert deletable("David Granirer is a counsellor. He teaches stand-up comedy to patients. He lives in Vancouver. "
-                     "He also teaches comedy classes.") == [1, 2, 3]
+    comedy = "He teaches stand-up comedy to patients."
+    assert deleted(f"David Granirer is a counsellor and comedian. {comedy} He lives in Vancouver.", "Comedian",
+                   ["patients"]) == [1]
+    # the only sentence that says the label stays: the next one the attacker uses goes instead
+    assert deleted(f"David Granirer is a counsellor. {comedy} He lives in Vancouver.", "Comedian",
+                   ["patients", "Vancouver"]) == [2]
+    assert deleted(f"David Granirer is a counsellor. {comedy} He lives in Vancouver.", "Comedian", ["patients"]) is None
+    # every word of a two-word label: "The horse won" says only half of "horse trainer"
+    text = "Tom Smith is a jockey. He trained horses in Ohio. The horse won the Derby."
+    assert deleted(text, "Horse trainer", ["Ohio", "Derby"]) == [2]
+    assert deleted(text, "Horse trainer", ["Ohio"]) is None
+    # the text's first never goes
+    assert deleted("David Granirer is a comedian. He lives in Vancouver.", "Comedian", ["comedian"]) is None
 
 
 def test_a_list_subject_cut_to_one_item_keeps_no_plural_verb():
@@ -2857,6 +2875,9 @@ def test_a_list_subject_cut_to_one_item_keeps_no_plural_verb():
     assert _lost_plural_subject("His father were teachers.", "His mother and father were teachers.")
     assert not _lost_plural_subject("His parents were teachers.", "His mother and father were teachers.")
     assert not _lost_plural_subject("Smith and Jones were partners.", "Smith and Jones were partners.")
+    # a writer's own listed subject elsewhere in the sentence does not make every edit fail
+    assert not _lost_plural_subject("Smith and Jones were partners, and the club were champions.",
+                                    "Smith and Jones were partners, and the club were champions in 1990.")
 
 
 def test_an_honour_of_the_year_is_an_award_of_many():

@@ -610,8 +610,11 @@ def _lost_plural_subject(rendered: str, original: str) -> bool:
         verbs = [t.head] + [c for c in t.head.children if c.dep_ in ("aux", "auxpass")]
         if not any(v.tag_ == "VBP" or v.lower_ == "were" for v in verbs):
             continue
-        if any(s.dep_ in ("nsubj", "nsubjpass") and s.head.lower_ == t.head.lower_ and any(c.dep_ == "conj" for c in s.children)
-               for s in nlp.parse(original, light=True)):
+        def listed(d) -> int:
+            return sum(1 for s in d if s.dep_ in ("nsubj", "nsubjpass") and s.head.lower_ == t.head.lower_
+                       and any(c.dep_ == "conj" for c in s.children))
+
+        if listed(nlp.parse(original, light=True)) > listed(doc):
             return True
     return False
 
@@ -3099,8 +3102,10 @@ class LocalOptimizer(Optimizer):
         """An appositive that describes a place the policy generalized goes with its comma: it
         described the place as written, not its region ("born in Scheveningen, a beach suburb of
         The Hague" -> "born in the Netherlands, a beach suburb of The Hague" was an output, and
-        false). So does the place that held it once it is only a kind ("Born in New York, a city in
-        the 1870s" of "Sheepshead Bay, Brooklyn in 1874"). Where either cannot go, it stays."""
+        false), unless it names the region that holds it ("a city, the Netherlands" is true). So does the
+        place that held it once it is only a kind ("Born in New York, a city in the 1870s" of
+        "Sheepshead Bay, Brooklyn in 1874"). Where either cannot go, it stays. Part of the floor; run
+        again after the attacker's generalizations."""
         text = plan.analysis.text
         for i, u in enumerate(plan.units):
             rep = plan.choice.get(i)
@@ -3110,13 +3115,20 @@ class LocalOptimizer(Optimizer):
                 w = plan.units[j]
                 if w.kind == "appositive" and j not in plan.choice and w.start >= u.end \
                         and text[u.end:w.start].strip() in ("", ",") and plan.covering(j) is None:
-                    plan.try_choose(j, "", "describes the place as written, not the generalization")
+                    if any(x.kind == "span" and x.span is not None and x.span.type == "LOCATION"
+                           and text[w.start:x.start].strip(" ,") == "" and text[x.end:w.end].strip(" ,") == ""
+                           and not re.match(r"(?:an?|another) ", plan.choice.get(k) or "")
+                           for k, x in ((k, plan.units[k]) for k in plan.analysis.by_sentence(u.sentence))):
+                        break  # the region that holds it, still true: "a city, the Netherlands" keeps its country
+                    if plan.try_choose(j, "", "describes the place as written, not the generalization"):
+                        plan.floor[j] = ""
                     break
                 if w.kind == "span" and w.span is not None and w.span.type == "LOCATION" and text[u.end:w.start] == ", " \
                         and re.match(r"(?:an?|another) ", plan.choice.get(j) or ""):
                     # the place that held it, now its kind: "Born in Sheepshead Bay, Brooklyn in 1874" ->
                     # "Born in New York, in the 1870s" ("Born in New York, a city in the 1870s" was an output)
-                    plan.try_choose(j, "", "the place that held a generalized place, as its kind, says nothing more")
+                    if plan.try_choose(j, "", "the place that held a generalized place, as its kind, says nothing more"):
+                        plan.floor[j] = ""
                     break
 
     @staticmethod
@@ -3290,13 +3302,13 @@ class LocalOptimizer(Optimizer):
             attack = self._attack(plan, task, batch)
             rank, weights = attack.rank, attack.weights
             if not task.privacy_met(rank) and weights:
-                live = self._deletable_sentences(plan, label, allowed)
+                live = self._deletable_sentences(plan, allowed)
                 if len(live) <= 1:
                     break
-                w, i = max((sum(weights.get(t, 0.0) for t in set(plan.units[i].tokens)), i) for i in live)
-                if w <= 0:
+                pick = self._sentences_to_delete(plan, live, weights, label)
+                if pick is None:
                     break
-                for j in self._with_followers(plan, i):
+                for j in pick:
                     plan.choice[j] = ""
                     plan.order.append(j)
                     plan.reasons[j] = ("no truthful generalization defeats the attack" if j == i
@@ -3305,20 +3317,42 @@ class LocalOptimizer(Optimizer):
                 break
         return plan
 
-    def _deletable_sentences(self, plan: Plan, label: set[str], allowed: set[str]) -> list[int]:
-        """The sentence units the last resort may delete. The text's first stays (who and what
-        the text is about: "Many articles contain information about him." was all that was left
-        of a karate master's biography), and so does a sentence with an allow-listed term. The
-        label needs saying once, not in every sentence: a sentence that says it may go while
-        another kept sentence still does ("He teaches stand-up comedy to people as a way of
-        increasing their self-esteem." linked a comedian's record beside "He also teaches
-        stand-up comedy classes at an educational institution"), never the last one."""
-        kept = [i for i, u in enumerate(plan.units) if u.kind == "sentence" and i not in plan.choice]
-        says_label = {i for i in kept if any(self._is_protected(t, label)
-                                             for t in tokenize(plan.render_sentence(plan.units[i].sentence)))}
-        return [i for i in kept if plan.units[i].sentence > 0
-                and not any(self._is_protected(t, allowed) for t in plan.units[i].tokens)
-                and not (says_label and says_label <= set(self._with_followers(plan, i)))]
+    def _deletable_sentences(self, plan: Plan, allowed: set[str]) -> list[int]:
+        """The sentence units the last resort may delete: not the text's first (who and what the
+        text is about: "Many articles contain information about him." was all that was left of a
+        karate master's biography), nor one with an allow-listed term. Of these, one that says the
+        label may go while other kept sentences still say its words (:meth:`_label_sayers`)."""
+        return [i for i, u in enumerate(plan.units) if u.kind == "sentence" and i not in plan.choice and u.sentence > 0
+                and not any(self._is_protected(t, allowed) for t in u.tokens)]
+
+    def _sentences_to_delete(self, plan: Plan, live: list[int], weights: Counter, label: set[str]) -> list[int] | None:
+        """The sentence of ``live`` that helps the attacker most and whose deletion, with the
+        sentences that refer back to it, leaves every label word still said (the label needs saying
+        once, not in every sentence); None where no sentence helps it."""
+        sayers = self._label_sayers(plan, label)
+        for w, i in sorted(((sum(weights.get(t, 0.0) for t in set(plan.units[i].tokens)), i) for i in live), reverse=True):
+            if w <= 0:
+                return None
+            gone = self._with_followers(plan, i)
+            said_after = {p for k, words in sayers.items() if k not in gone for p in words}
+            if all(words <= said_after for k, words in sayers.items() if k in gone):
+                return gone
+        return None
+
+    def _label_sayers(self, plan: Plan, label: set[str]) -> dict[int, set[str]]:
+        """Each kept sentence unit: the label's words it still says in the writer's words (a stand-in
+        the edits wrote, "a football team", says nothing of a footballer's label). A sentence may go
+        while the others still say every label word it says: "He teaches stand-up comedy to people
+        as a way of increasing their self-esteem." linked a comedian's record beside "He also
+        teaches stand-up comedy classes at an educational institution"; "The horse won" says only
+        half of "horse trainer"."""
+        out: dict[int, set[str]] = {}
+        for i, u in enumerate(plan.units):
+            if u.kind != "sentence" or i in plan.choice:
+                continue
+            own = set(u.tokens) & set(plan.sentence_tokens(u.sentence))
+            out[i] = {p for p in label if any(self._is_protected(t, {p}) for t in own)}
+        return out
 
     def _drop_rare_names(self, plan: Plan, task: Task, batch: LocalBatch) -> None:
         """A capitalised name the edits left as written, which no other record of the batch
@@ -3543,8 +3577,9 @@ class LocalOptimizer(Optimizer):
         for si in range(1, len(sents)):
             sentence = text[slice(*sents[si])].strip()
             words = re.findall(r"[^\W\d_]+", sentence)
-            # (a lowercase abbreviation is a citation's too: "Berl. ent. Ztschr." split into three)
-            abbreviations = set(re.findall(r"\b([^\W\d_]+)\.", sentence))
+            # (a lowercase abbreviation is a citation's too: "Berl. ent. Ztschr." split into three; a short
+            # rare word before a point, never an English word: "A German entomologist." is no citation)
+            abbreviations = {w for w in re.findall(r"\b([^\W\d_]+)\.", sentence) if len(w) <= 5 and _zipf(w.lower()) < 3.5}
             if si in sentence_unit and sentence_unit[si] not in plan.choice and not plan.analysis.has_root[si] \
                     and words and not sentence.endswith(("!", "?")) \
                     and all(w[0].isupper() or w in abbreviations for w in words):
@@ -3923,6 +3958,7 @@ class LocalOptimizer(Optimizer):
         if key not in plans:
             plan = self.privacy_plan(task, batch, clues)
             self._drop_life_dates(plan)  # (again: the attacker's deletions may have bared a bracket)
+            self._drop_place_descriptions(plan)  # (and its generalizations left a place's description)
             self._drop_rare_names(plan, task, batch)
             self._drop_stubs(plan, task)
             self._drop_fragments(plan, task)

@@ -1285,8 +1285,8 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
                 kind = lex["teams_folded"][nick]
                 sport = kind.split()[1] if len(kind.split()) == 3 else ""
                 lower = text.lower()
-                if sport and sport not in lower and (nick in lex["shared_nicknames"] or any(
-                        other in lower for other in lex["team_sports"] if other != sport)):
+                if sport and not re.search(rf"\b{sport}\b", lower) and (nick in lex["shared_nicknames"] or any(
+                        re.search(rf"\b{other}\b", lower) for other in lex["team_sports"] if other != sport)):
                     # many sports' nickname ("the St. Catharines Saints" play lacrosse: "a football
                     # team" was false): the sport only where the text names it; any nickname's sport
                     # not where the text names another sport but not its own (the Baltimore Thunder
