@@ -187,6 +187,11 @@ class AttributeInferrer(Agent):
 
 class Optimizer(Agent):
     role = "optimizer"
+    # True for an optimizer with a policy of its own that every document gets whatever the attacker
+    # makes of it (the local engine: direct identifiers, type-driven generalization): the graph then
+    # never hands the untouched original back, even where iteration 0 already meets the targets
+    # ("I was born in 1951 in Rutland." came back unchanged with a note saying the policy was applied)
+    edits_every_document: ClassVar[bool] = False
 
     @abstractmethod
     async def optimize(

@@ -323,7 +323,9 @@ def protections_applied(original: str) -> list[str]:
     if not is_english(original):
         return ["contacts and ids", "addresses", "dates of birth", "the known name", NOT_ENGLISH]
     return list(PROTECTIONS)
-PLACEHOLDER = re.compile(r"(?:Person [A-Z]{1,3}|\[\w+\]|(?:the|a|an) [a-z ]+)", re.I)  # veil's own replacements
+# veil's own replacements ("Person A." at a sentence's end reads as a name with an initial: "Hi, this is
+# Person A." was re-identified at rank 1 by its own pseudonym)
+PLACEHOLDER = re.compile(r"(?:Person [A-Z]{1,3}\.?|\[\w+\]|(?:the|a|an) [a-z ]+)", re.I)
 
 
 def direct_identifiers(text: str, name: str | None) -> list[str]:
@@ -335,7 +337,11 @@ def direct_identifiers(text: str, name: str | None) -> list[str]:
     from veil.nlp import is_english
 
     types = DIRECT if is_english(text) else DIRECT & LANGUAGE_INDEPENDENT
-    found = [s.text for s in find_spans(text) if s.type in types and not PLACEHOLDER.fullmatch(s.text)]
+    # the NER reads a pseudonym with what follows it as a name ("Person C. Can you confirm" re-identified a
+    # support chat at rank 1): a span on one of veil's own pseudonyms is none
+    own = [m.span() for m in re.finditer(r"\bPerson [A-Z]{1,3}\b", text)]
+    found = [s.text for s in find_spans(text) if s.type in types and not PLACEHOLDER.fullmatch(s.text)
+             and not any(s.start < b and a < s.end for a, b in own)]
     if name:
         found += [p for p in re.findall(r"[A-Z][\w'-]{2,}", name) if re.search(rf"(?<!\w){re.escape(p)}(?!\w)", text)]
     return found

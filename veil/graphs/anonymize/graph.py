@@ -13,6 +13,8 @@ the original itself is never the result once an edit exists.
 
 Iteration 0 evaluates the untouched original: the attacker's own rank there
 (``original_privacy``) calibrates every later score (see :func:`veil.agents.base.privacy_status`).
+An engine whose optimizer ``edits_every_document`` (the local engine's policy) always gets one
+optimize step after it, targets met or not.
 """
 
 from __future__ import annotations
@@ -141,6 +143,9 @@ def budget_spent(state: AnonymizeState, cfg: AnonymizeConfig) -> bool:
 
 def decide(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> Literal["optimize", "finish"]:
     cfg = runtime.context.config
+    if (state.get("iteration", 0) == 0 < cfg.max_iterations and runtime.context.engine.optimizer.edits_every_document
+            and not budget_spent(state, cfg)):
+        return "optimize"  # the engine's policy applies whether or not the attacker wins against the original
     if targets_met(state, cfg):
         return "finish"
     if budget_spent(state, cfg):
