@@ -553,3 +553,41 @@ def test_a_rare_untagged_name_as_a_subject_is_a_name():
                 if s.evidence == "shape:rare_subject"]
     spans = find_spans("Madhulika (Lika) Guhathakurta is an astrophysicist. Lika was previously a program scientist.")
     assert not [s for s in spans if s.evidence == "shape:rare_subject"], spans
+
+
+# -- what a new user's documents held (a held-out read of forum posts, reports, chats, letters) ---------------
+@pytest.mark.parametrize("text, piece, kind", [
+    ("My account number is BW-00938417.", "BW-00938417", "ID"),  # a label, then "is"
+    ("My tenancy reference is TEN-2023-08817.", "TEN-2023-08817", "ID"),
+    ("INCIDENT REPORT No. 2024-004417. The door was forced open.", "2024-004417", "ID"),  # not a phone
+    ("Officer Reyes (badge #5521) responded.", "#5521", "ID"),
+    ("[10:07] Customer: Serial RT-88A1-4420.", "RT-88A1-4420", "ID"),
+    ("Case No. CV2023-018842 was heard.", "CV2023-018842", "ID"),
+    ("He responded on 02/17/2024.", "on 02/17/2024", "DATE"),  # numeric dates, either order
+    ("It was signed 17.02.2024 in Bonn.", "17.02.2024", "DATE"),
+    ("Since Saturday 9 November it has leaked.", "Saturday 9 November", "DATE"),  # the weekday goes with it
+    ("Peggy was born in Detroit to Stanislaw and Helena Nowak.", "Stanislaw", "PERSON"),  # a given name, no town
+])
+def test_ids_dates_and_names_of_everyday_documents(text, piece, kind):
+    got = {s.text: s.type for s in find_spans(text)}
+    assert got.get(piece) == kind, got
+
+
+@pytest.mark.parametrize("text, piece", [
+    ("He pitched 1257-2/3 innings in 251 games.", "1257-2"),  # a statistic, no id
+    ("He was their president for the 1958-9 session.", "1958-9"),  # a season
+    ("He played from 1990-1995 for the club.", "1990-1995"),
+    ("Call 555-867-5309 today.", "555-867-5309"),  # a phone stays a phone
+    ("At approximately 23:40 the alarm went off.", "approximately 23"),  # a time of day is no count
+    ("Increase metoprolol to 50 mg twice daily.", "50"),  # a dose is no count
+    ("I hold a PhD in Industrial Engineering from Georgia Tech.", "Industrial Engineering"),  # a field, no organisation
+    ("He lived in Berlin and Helena Nowak visited.", "Berlin"),  # a place before a person stays a place
+])
+def test_what_is_no_id_no_count_and_no_organisation(text, piece):
+    got = {s.text: s.type for s in find_spans(text)}
+    if piece == "555-867-5309":
+        assert got.get(piece) == "PHONE", got
+    elif piece == "Berlin":
+        assert got.get(piece) == "LOCATION", got
+    else:
+        assert got.get(piece) not in ("ID", "NUMBER", "ORG"), got

@@ -282,17 +282,29 @@ _MONTHS_RX = (r"(?i:January|February|March|April|May|June|July|August|September|
               r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?")
 _STREET_KINDS = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|"
                  r"Parkway|Pkwy|Highway|Hwy|Circle|Cir|Square|Sq|Close|Crescent|Row|Alley|Trail)")
+# what labels an id (any case: "INCIDENT REPORT No. 2024-004417")
+_ID_LABELS = (r"(?i:account|acct\.?|policy|passport|member(?:ship)?|licen[cs]e|customer|order|claim|case|reference|ref\.?|"
+              r"ID|invoice|ticket|social security|SSN|file|sort code|routing|IBAN|booking|confirmation|employee|student|"
+              r"patient|plate|registration|serial|application|visa|NHS|tracking|badge|tenancy|report|incident|docket|"
+              r"permit|reservation|apt|apartment|suite|unit|room)")
 # veil's recognizers, as data: (entity, pattern name, regex, score). Presidio's PatternRecognizer
 # runs them with the `regex` module (variable-width look-behind), so a label such as "MRN" is
 # context, not part of the span.
 VEIL_PATTERNS = [
     ("MEDICAL_RECORD", "mrn", r"(?<=\b(?:MRN|MR#|[Mm]edical [Rr]ecord(?: [Nn]umber| [Nn]o\.?)?|[Pp]atient ID)\s*[:#]?\s*)"
      r"[A-Z]{0,3}\d{3,12}(?:-\d{2,8})*\b", 0.9),
-    ("ACCOUNT_ID", "labelled_id", r"(?<=\b(?:[Aa]ccount|[Aa]cct\.?|[Pp]olicy|[Pp]assport|[Mm]ember|[Ll]icen[cs]e|"
-     r"[Cc]ustomer|[Oo]rder|[Cc]laim|[Cc]ase|[Rr]eference|[Rr]ef\.?|ID|[Ii]nvoice|[Tt]icket|[Ss]ocial [Ss]ecurity|SSN|"
-     r"[Ff]ile|[Ss]ort [Cc]ode|[Rr]outing|IBAN|[Bb]ooking|[Cc]onfirmation|[Ee]mployee|[Ss]tudent|[Pp]atient|[Pp]late|"
-     r"[Rr]egistration|[Ss]erial|[Aa]pplication|[Vv]isa|NHS|[Tt]racking)"
-     r"(?:\s+(?:[Nn]umber|[Nn]o\.?|ID))?\s*[:#]?\s*)(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,}\b", 0.85),
+    # a label, any case ("INCIDENT REPORT No."), and "is"/"was" between it and the id ("My account number is
+    # BW-00938417" and "My tenancy reference is TEN-2023-08817" stayed as written)
+    ("ACCOUNT_ID", "labelled_id", rf"(?<=\b{_ID_LABELS}(?:\s+(?i:number|no\.?|ID|#))?(?:\s+(?:is|was))?\s*[:#]?\s*)"
+     r"(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,}\b", 0.85),
+    # "badge #5521", "Apt #12": a number after a label and "#"
+    ("ACCOUNT_ID", "hash_id", rf"(?<=\b{_ID_LABELS}\.?\s*)#\s?[A-Z]?\d{{2,}}[A-Z]?\b", 0.85),
+    # a code of five digits or more with letters or hyphens, whatever stands before it ("BW-00938417",
+    # "RT-88A1-4420", "2024-004417"); not a year range ("1990-1995", "the 1958-9 session"), an ISO date or a
+    # phone number's shape
+    ("ACCOUNT_ID", "code_shape", r"(?<![\w+./-])(?!(?:1\d|20)\d\d[-–](?:\d{1,2}|(?:1\d|20)\d\d)(?![\w-]))"
+     r"(?!\d{4}-\d\d-\d\d(?![\w-]))(?!\d{3}[-.]\d{3}[-.]\d{4}(?![\w-]))"
+     r"(?=(?:[A-Z-]*\d){5})(?:[A-Z0-9]+(?:-[A-Z0-9]+)+|[A-Z]{1,4}\d{5,}[A-Z]?)(?![\w/.,-]\w|[\w/-])", 0.8),
     ("DATE_OF_BIRTH", "dob", r"(?<=\b(?:DOB|D\.O\.B\.|[Dd]ate of [Bb]irth|[Bb]orn(?: on)?|[Bb]irthday(?: is)?)\s*[:,]?\s*)"
      rf"(?:\d{{1,2}}[/.-]\d{{1,2}}[/.-](?:\d{{4}}|\d{{2}})|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS_RX}\s*,?\s+\d{{4}}|"
      rf"{_MONTHS_RX}\s+\d{{1,2}}(?:st|nd|rd|th)?\s*,?\s+\d{{4}}|\d{{4}}-\d{{2}}-\d{{2}})", 0.9),
@@ -371,9 +383,12 @@ def _presidio_spans(text: str, doc=None) -> list[Span]:
     doc = doc if doc is not None else _nlp.parse(text)
     out = []
     results = analyzer().analyze(text, language="en", entities=list(PRESIDIO_TYPES), nlp_artifacts=_artifacts(doc))
+    ids = {(r.start, r.end) for r in results if r.entity_type in ("ACCOUNT_ID", "MEDICAL_RECORD")}
     for r in results:
         if r.score < 0.3:
             continue
+        if r.entity_type == "PHONE_NUMBER" and (r.start, r.end) in ids:
+            continue  # an id the phone library also parses ("INCIDENT REPORT No. [phone]" was an output)
         frag = text[r.start:r.end]
         if r.entity_type == "URL" and not _PRE_URL.search(frag):
             continue  # "U.S", "St.Louis"... match presidio's bare-domain pattern
@@ -407,16 +422,20 @@ _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|Octob
 _YEAR = r"(?:1\d{3}|20\d{2})"
 _DASH = r"\s*(?:–|—|-|to)\s*"
 _ON = r"(?:(?P<on>\bon)\s+)?"
-RE_DMY = re.compile(_ON + rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
-RE_MDY = re.compile(_ON + rf"\b(?P<m>{_MONTH})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(?P<y>{_YEAR})\b")
+# a weekday before a date goes with it ("Since Saturday 9 November" read "Since Saturday November")
+_WEEKDAY = r"(?:\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday),?\s+)?"
+RE_DMY = re.compile(_ON + _WEEKDAY + rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
+RE_MDY = re.compile(_ON + _WEEKDAY + rf"\b(?P<m>{_MONTH})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(?P<y>{_YEAR})\b")
 RE_ISO = re.compile(_ON + rf"\b(?P<y>{_YEAR})-(?P<mm>0[1-9]|1[0-2])-(?P<d>[0-3]\d)\b")
+# "02/17/2024", "17.02.2024": which number is the month is known only where one is over 12
+RE_NUMERIC_DATE = re.compile(_ON + rf"(?<![\d/.])\b(?P<a>[0-3]?\d)(?P<sep>[/.])(?P<b>[0-3]?\d)(?P=sep)(?P<y>{_YEAR})\b(?![/.]?\d)")
 RE_MY = re.compile(rf"\b(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
 # a season of a year, with its article: "in the summer of 2006" -> "in the 2000s" ("in the summer
 # of the 2000s" was an output), "A summer 2007 refurbishment" -> "A refurbishment" ("A summer
 # the 2000s refurbishment" was one)
 RE_SEASON_YEAR = re.compile(rf"\b(?:the\s+)?(?:(?:early|late|mid-?)\s*)?(?:spring|summer|autumn|fall|winter)"
                             rf"(?:\s+of)?\s+(?P<y>{_YEAR})\b", re.I)
-RE_DM = re.compile(_ON + rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?)\b(?!\s*,?\s*\d)")
+RE_DM = re.compile(_ON + _WEEKDAY + rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?)\b(?!\s*,?\s*\d)")
 # a height in feet and inches or metres, or a weight, with the conversion in brackets after it
 _MEASURE = re.compile(r"(?<![\d,.£$€])\b(?:\d\s*(?:'|′|ft\b\.?|feet|foot)\s*-?\s*\d{1,2}(?:\.\d)?(?:\s*(?:\\?\"|″|in\b\.?|inches))?"
                       r"|[12]\.\d\d\s*m\b|1\d\d\s*cm\b"
@@ -719,6 +738,16 @@ def _regex_spans(text: str) -> list[Span]:
                     "on": bool(m.group("on"))}
             meta.update(_date_meta(text, m.start()))
             add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, f"regex:date_{kind}", meta))
+    for m in RE_NUMERIC_DATE.finditer(text):
+        a, b = int(m.group("a")), int(m.group("b"))
+        if not (1 <= a <= 31 and 1 <= b <= 31 and min(a, b) <= 12):
+            continue
+        month = b if a > 12 else a if b > 12 else None
+        meta = {"year": int(m.group("y")), "granularity": "day" if month else "month", "on": bool(m.group("on"))}
+        if month:
+            meta.update(month=month, day=a if month == b else b)
+        meta.update(_date_meta(text, m.start()))
+        add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, "regex:date_numeric", meta))
     for m in _MEASURE.finditer(text):
         # a body's height or weight: a measurement of one person; its phrase goes ("A right-hander, he weighed 195
         # pounds (88 kg)." and "6'4\" (1.93 m)" stayed as written)
@@ -841,6 +870,8 @@ def _regex_spans(text: str) -> list[Span]:
         unit = {"$": "dollars", "us$": "dollars", "£": "pounds", "€": "euros", "¥": "yen"}.get(cur.lower(), cur.lower())
         add(Span(m.start(), m.end(), m.group(0), "MONEY", 0.9, "regex:money", {"amount": v, "currency": unit}))
     for m in RE_QUAL_NUM.finditer(text):
+        if re.match(r"[:.]\d\d\b", text[m.end():m.end() + 3]):
+            continue  # a time of day: "at approximately 23:40" ("at over a dozen:40" was an output)
         n = int(m.group("n").replace(",", ""))
         nxt = re.match(r"\s+([A-Za-z][\w-]*)", text[m.end():m.end() + 25])
         noun = bool(nxt and nxt.group(1).lower() not in STOP_WORDS and nxt.group(1).lower() not in _UNIT_WORDS)
@@ -1882,7 +1913,48 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     spans = _award_names(text, _rare_names(text, doc, _models(text, _whole_hyphenated(text, resolve_overlaps(candidates)))))
     spans = _age_group_names(text, spans)
     spans = _kin_names(text, spans)
+    spans = _given_names_coordinated(text, spans)
+    spans = [s for s in spans if not _field_of_study(text, s) and not _dose(text, s)]
     return tuple(race_names(text, _namesakes_chosen(_same_place(_one_name_with_and(text, spans)))))
+
+
+_DEGREE_IN = re.compile(r"\b(?:Ph\.?\s?D\.?|doctorate|degree|diploma|master'?s|bachelor'?s|B\.?A\.?|B\.?Sc?\.?|M\.?A\.?|M\.?Sc?\.?|"
+                        r"MBA|MFA|major(?:ed|ing)?|minor(?:ed)?|stud(?:y|ied|ies|ying)|lectur(?:ed|er)|professor)\s+in\s+$")
+_DOSE_UNIT = re.compile(r"\s*(?:mg|mcg|µg|ml|mL|g|units?|IU|mmHg|bpm|mmol|mg/dL|tablets?|capsules?|puffs?|drops?)\b")
+
+
+def _field_of_study(text: str, s: Span) -> bool:
+    """A subject after a degree ("a PhD in Industrial Engineering" read "a PhD in another organization"):
+    no organisation, and, made of everyday words, no name to hide."""
+    return s.type in ("ORG", "NAME", "PROPER") and bool(_DEGREE_IN.search(text[max(0, s.start - 30):s.start])) \
+        and all(_zipf(w.lower()) >= COMMON_ZIPF for w in re.findall(r"[^\W\d_]+", s.text))
+
+
+def _dose(text: str, s: Span) -> bool:
+    """A number with a dose's or a measurement's unit ("metoprolol to 50 mg" read "to dozens of mg"): what a
+    note prescribes or measured, which a count's ladder would make false."""
+    return s.type == "NUMBER" and bool(_DOSE_UNIT.match(text, s.end))
+
+
+def _given_names_coordinated(text: str, spans: list[Span]) -> list[Span]:
+    """A given name the NER took for a place, joined by "and" to a person's name ("born in Detroit to
+    Stanislaw and Helena Nowak" read "to Ukraine and Person B"): a person too."""
+    first_names = lexicon()["first_names"]
+    out = list(spans)
+    for k, s in enumerate(out):
+        if s.type != "LOCATION" or " " in s.text or s.meta.get("kind") in ("country", "admin1", "continent"):
+            continue
+        after = next((o for o in out if o.start > s.end and re.fullmatch(r"\s+(?:and|&)\s+", text[s.end:o.start])), None)
+        before = next((o for o in out if o.end < s.start and re.fullmatch(r"\s*,?\s+(?:and|&)\s+", text[o.end:s.start])), None)
+        if fold(s.text.lower()) in first_names:
+            named = any(o is not None and o.type == "PERSON" for o in (after, before))
+        else:  # a given name the list lacks, before a couple's second given name and their surname
+            words = after.text.split() if after is not None and after.type == "PERSON" else []
+            named = len(words) == 2 and fold(words[0].lower()) in first_names \
+                and not re.search(r"\b(?:in|at|near|from|of|across|around)\s+$", text[max(0, s.start - 8):s.start], re.I)
+        if named:
+            out[k] = Span(s.start, s.end, s.text, "PERSON", s.score, s.evidence + "+given_name", {})
+    return out
 
 
 # II to XXXIX, or "I" before "of" ("Nicholas I of Russia"; "When Mary met John I, too, was" is a pronoun)

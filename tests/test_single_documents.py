@@ -1,0 +1,55 @@
+"""Single documents through the whole anonymize graph, as `veil anonymize FILE` and the chat API get
+them (not the optimizer alone): a held-out set of everyday texts written for this project by a session
+that had not seen the code's rules (a forum post, a clinical note, a cover letter, an e-mail to a landlord,
+a local figure's biography, a Reddit comment, a police report, a support chat, an obituary, an admission
+essay, a profile, a court excerpt), with their direct identifiers marked."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from veil import nlp
+from veil.anonymizer import Anonymizer
+from veil.documents import Document
+from veil.evals.truthfulness import check
+
+HELDOUT = [json.loads(line) for line in (Path(__file__).parent / "data" / "single_documents_heldout.jsonl")
+           .read_text().splitlines() if line.strip()]
+# known misses (issue 8's notes): a pet's name that opens a sentence ("Biscuit has started barking"), a house
+# number ("our neighbour at number 42"), a surname inside a shop's possessive name ("Brackwater's Hardware")
+KNOWN_MISSES = {("heldout-forum", "Biscuit"), ("heldout-forum", "number 42"), ("heldout-bio", "Brackwater")}
+
+
+def _run(texts: list[tuple[str, str]]):
+    async def go():
+        async with Anonymizer("local", db_path=None) as anon:
+            return [await anon.anonymize(Document(id=i, text=t)) for i, t in texts]
+
+    return asyncio.run(go())
+
+
+def test_held_out_documents_lose_their_direct_identifiers_and_read_true():
+    results = _run([(r["id"], r["text"]) for r in HELDOUT])
+    missed, broken, untrue = [], [], []
+    for rec, res in zip(HELDOUT, results):
+        out = res.anonymized_text or ""
+        assert res.status == "done", res.error
+        # no population to attack with: never "protected"; and the policy ran (no original handed back)
+        assert res.privacy_status == "unverified", (rec["id"], res.privacy_status)
+        assert out.strip() != rec["text"].strip(), rec["id"]
+        missed += [(rec["id"], i) for i in rec["identifiers"] if i in out]
+        broken += [(rec["id"], s) for s, _ in nlp.check_text(out, rec["text"])]
+        untrue += [(rec["id"], w) for w in check(rec["text"], out).violations]
+    assert set(missed) <= KNOWN_MISSES, missed
+    assert not untrue, untrue
+    assert len(broken) <= 1, broken
+
+
+def test_a_document_the_attacker_cannot_place_still_gets_the_policy():
+    # iteration 0 met the targets (no name, nothing direct) and the original came back unchanged, with a note
+    # saying that the generalization policy had been applied
+    (res,) = _run([("d", "I was born in 1951 in Rutland.")])
+    assert "1951" not in res.anonymized_text and "the 1950s" in res.anonymized_text
+    assert res.privacy_status == "unverified" and res.iterations >= 1
