@@ -119,6 +119,12 @@ def test_number_ladders():
 
 def test_money_ladder():
     assert ladder("He was paid $3 million for it.", "$3 million") == ["several million dollars", "a large sum"]
+    # hundreds too ("approximately $300 in cash" read "approximately a sum of money in cash"); a qualifier goes
+    # with its amount, and a single magnitude says "about"
+    assert ladder("It cost $300.", "$300") == ["hundreds of dollars", "a sum of money"]
+    assert ladder("It cost approximately $300.", "approximately $300") == ["hundreds of dollars", "a sum of money"]
+    assert ladder("It cost about $150.", "about $150") == ["about a hundred dollars", "a sum of money"]
+    assert ladder("It cost $150.", "$150") == ["over a hundred dollars", "a sum of money"]
 
 
 def test_age_ladders_fit_the_phrase():

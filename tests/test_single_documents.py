@@ -17,9 +17,6 @@ from veil.evals.truthfulness import check
 
 HELDOUT = [json.loads(line) for line in (Path(__file__).parent / "data" / "single_documents_heldout.jsonl")
            .read_text().splitlines() if line.strip()]
-# known misses (issue 8's notes): a pet's name that opens a sentence ("Biscuit has started barking"), a house
-# number ("our neighbour at number 42"), a surname inside a shop's possessive name ("Brackwater's Hardware")
-KNOWN_MISSES = {("heldout-forum", "Biscuit"), ("heldout-forum", "number 42"), ("heldout-bio", "Brackwater")}
 
 
 def _run(texts: list[tuple[str, str]]):
@@ -42,7 +39,7 @@ def test_held_out_documents_lose_their_direct_identifiers_and_read_true():
         missed += [(rec["id"], i) for i in rec["identifiers"] if i in out]
         broken += [(rec["id"], s) for s, _ in nlp.check_text(out, rec["text"])]
         untrue += [(rec["id"], w) for w in check(rec["text"], out).violations]
-    assert set(missed) <= KNOWN_MISSES, missed
+    assert not missed, missed
     assert not untrue, untrue
     assert len(broken) <= 1, broken
 

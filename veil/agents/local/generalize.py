@@ -458,9 +458,14 @@ def _money_ladder(span: Span) -> list[str]:
     for base, plural, one in ((1e9, "billions of", "a billion"), (1e8, "hundreds of millions of", "a hundred million"),
                               (1e7, "tens of millions of", "ten million"), (1e6, "several million", "a million"),
                               (1e5, "hundreds of thousands of", "a hundred thousand"),
-                              (1e4, "tens of thousands of", "ten thousand"), (1e3, "thousands of", "a thousand")):
+                              (1e4, "tens of thousands of", "ten thousand"), (1e3, "thousands of", "a thousand"),
+                              (1e2, "hundreds of", "a hundred")):
         if v >= base:
-            out = [f"{plural} {unit}" if v >= 2 * base else f"over {one} {unit}" if v > base else f"{one} {unit}"]
+            # an amount said as about one ("approximately $300 in cash"): a plural magnitude stays true of it, a
+            # single one says "about"
+            about = "about " if span.meta.get("about") else ""
+            out = [f"{plural} {unit}" if v >= 2 * base else f"{about or 'over '}{one} {unit}" if v > base
+                   else f"{about}{one} {unit}"]
             break
     out.append("a large sum" if v >= 1e5 else "a sum of money")
     return out

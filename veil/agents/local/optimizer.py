@@ -2356,7 +2356,6 @@ _POST_HEADS = frozenset("""coordinator co-ordinator chairman chairwoman chairper
 president officer secretary minister arbiter referee umpire commissioner ambassador""".split())
 
 
-_OF_THE_YEAR = re.compile(r"\bof the (?:Year|Decade|Century)$")
 _DETERMINER_BEFORE = re.compile(r"(?:^|\s)(?:the|a|an)\s+(?:\d{4}\s+)?$", re.I)  # "the 2007 Copa Colsanitas"
 _COUNTRY_AFTER = re.compile(r",\s*([A-Z][^\W\d_]+(?:\s[A-Z][^\W\d_]+)?)")
 
@@ -2442,10 +2441,6 @@ def _not_a_person(s: Span, text: str = "") -> Span | None:
         return s  # ("the genre painter Sydney Prior Hall" is a man, not a hall)
 
     last = fold(s.text.split()[-1]) if s.text.split() else ""
-    if _OF_THE_YEAR.search(s.text):
-        # "the town's Citizen of the Year" (the NER's person; "the town's Person B" was an output): an
-        # honour's title, kept as written where it names no place or body (those are spans of their own)
-        return Span(s.start, s.end, s.text, "TITLE", s.score, s.evidence + "+honour", {})
     heads = lexicon()["org_heads"]
     if last in heads:
         return Span(s.start, s.end, s.text, "ORG", s.score, s.evidence + "+org_head", {"ladder": list(heads[last]), "head": last})

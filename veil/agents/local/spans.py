@@ -313,6 +313,10 @@ VEIL_PATTERNS = [
     # a named street without a number ("off of Yale Boulevard", "on East 18th Street"): where someone lives or works
     ("STREET_ADDRESS", "street_name", r"\b(?:(?:North|South|East|West|[NSEW]\.)\s+)?(?:[A-Z][\w'’-]+\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,3}"
      r"(?:Street|Avenue|Boulevard|Road|Lane|Drive|Terrace|Parkway)\b", 0.6),
+    # a house by its number ("our neighbour at number 42 has already complained")
+    ("STREET_ADDRESS", "house_number", r"(?<=\b(?:at|from|of|in)\s)(?<!(?i:\b(?:peaked|peaking|charted|charting|ranked|ranking|"
+     r"debuted|reached|finished|placed|seeded|drafted|picked|listed|batted|batting|entered|climbed|rose|landed|sat|"
+     r"stayed|stood|selected|ranks?)\s+at\s))(?i:number|no\.)\s?\d{1,4}[A-Za-z]?\b(?!\s*(?:in|on|for|of)\s+)", 0.6),
     ("POSTAL_CODE", "us_zip", r"(?<=\b[A-Z]{2}\s{1,2})\d{5}(?:-\d{4})?\b", 0.8),
     ("POSTAL_CODE", "uk_postcode", r"\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b", 0.7),
     ("PHONE_NUMBER", "nanp", r"(?<![\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\d-])", 0.75),
@@ -461,6 +465,7 @@ RE_MONEY = re.compile(
     r"|\b(?P<n2>\d[\d,]*(?:\.\d+)?)\s*(?P<mult2>million|billion|thousand)?\s*(?P<cur2>dollars|pounds|euros|francs|marks|rubles|roubles|yen)\b",
     re.I,
 )
+_ABOUT_BEFORE = re.compile(r"\b(?:approximately|about|around|roughly|some)\s+$", re.I)
 RE_QUAL_NUM = re.compile(
     r"\b(?P<q>over|more than|nearly|almost|about|around|approximately|some|at least|fewer than|less than|under|up to)\s+"
     r"(?P<n>\d[\d,]*)(?!\s*(?:%|percent|years? old|-year))\b", re.I)
@@ -868,7 +873,12 @@ def _regex_spans(text: str) -> list[Span]:
                                         or _KG_AFTER.match(text, m.end())):
             continue  # "weighed 180 pounds (82 kg)": a weight, not a sum of money
         unit = {"$": "dollars", "us$": "dollars", "£": "pounds", "€": "euros", "¥": "yen"}.get(cur.lower(), cur.lower())
-        add(Span(m.start(), m.end(), m.group(0), "MONEY", 0.9, "regex:money", {"amount": v, "currency": unit}))
+        meta = {"amount": v, "currency": unit}
+        start = m.start()
+        if q := _ABOUT_BEFORE.search(text, max(0, start - 16), start):
+            # its qualifier goes with it ("approximately a sum of money in cash" was an output)
+            start, meta["about"] = q.start(), True
+        add(Span(start, m.end(), text[start:m.end()], "MONEY", 0.9, "regex:money", meta))
     for m in RE_QUAL_NUM.finditer(text):
         if re.match(r"[:.]\d\d\b", text[m.end():m.end() + 3]):
             continue  # a time of day: "at approximately 23:40" ("at over a dozen:40" was an output)
@@ -1913,7 +1923,7 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     spans = _award_names(text, _rare_names(text, doc, _models(text, _whole_hyphenated(text, resolve_overlaps(candidates)))))
     spans = _age_group_names(text, spans)
     spans = _kin_names(text, spans)
-    spans = _given_names_coordinated(text, spans)
+    spans = _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(text, _possessive_shops(text, spans))))
     spans = [s for s in spans if not _field_of_study(text, s) and not _dose(text, s)]
     return tuple(race_names(text, _namesakes_chosen(_same_place(_one_name_with_and(text, spans)))))
 
@@ -1934,6 +1944,61 @@ def _dose(text: str, s: Span) -> bool:
     """A number with a dose's or a measurement's unit ("metoprolol to 50 mg" read "to dozens of mg"): what a
     note prescribes or measured, which a count's ladder would make false."""
     return s.type == "NUMBER" and bool(_DOSE_UNIT.match(text, s.end))
+
+
+_POSSESSIVE_SHOP = re.compile(r"\b[A-Z][\w'’-]*[’']s\s+(?P<head>[A-Z][a-z]+)\b")
+
+
+def _possessive_shops(text: str, spans: list[Span]) -> list[Span]:
+    """A business named by its owner's possessive and what it is ("Brackwater's Hardware", "Joe's Diner"):
+    one organisation of its head's kind, surname and all ("the longtime owner of Brackwater's Hardware"
+    kept the subject's surname where the NER saw only "Brackwater")."""
+    heads = lexicon()["org_heads"]
+    out = list(spans)
+    for m in _POSSESSIVE_SHOP.finditer(text):
+        head = m.group("head").lower()
+        a, b = m.span()
+        inside = [s for s in out if s.start < b and a < s.end]
+        if head not in heads or any(s.start < a or s.end > b or s.type not in ("PERSON", "NAME", "ORG", "PROPER")
+                                    for s in inside):
+            continue
+        out = [s for s in out if not (s.start < b and a < s.end)]
+        out.append(Span(a, b, m.group(0), "ORG", 0.8, "shape:possessive_shop", {"ladder": list(heads[head]), "head": head}))
+    return sorted(out, key=lambda s: s.start)
+
+
+def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
+    """A one-word name (a person's or an organisation's) said again where nothing found it: "a greyhound named
+    Biscuit ... Biscuit has started barking" kept the second (the NER reads a sentence's first word as no
+    name). Not a place's name ("Jordan", "Georgia"), not where another span stands."""
+    out = list(spans)
+    for s in spans:
+        w = s.text.strip()
+        if s.type not in ("PERSON", "ORG") or not re.fullmatch(r"[A-Z][a-z]{2,}", w) or place_info(w) is not None:
+            continue
+        for m in re.finditer(rf"(?<![\w'’-]){re.escape(w)}(?![\w'’-])", text):
+            if not any(o.start < m.end() and m.start() < o.end for o in out):
+                out.append(Span(m.start(), m.end(), w, s.type, s.score, s.evidence + "+again", dict(s.meta)))
+    return sorted(out, key=lambda s: s.start)
+
+
+# an obituary's "Thomas (Linda) Kowalczyk": a child, the spouse's given name in brackets, the surname
+_SPOUSE_BRACKET = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z]\.)?\s+\([A-Z][a-z]+\)\s+[A-Z][\w'’-]*[a-z]")
+
+
+def _spouse_in_brackets(text: str, spans: list[Span]) -> list[Span]:
+    """"Thomas (Linda) Kowalczyk and Janet (Robert) Sikorski" is two names with their spouses, one person span
+    each (the NER's five pieces left "Person E and Person F (Person G, and five grandchildren.")."""
+    out = list(spans)
+    for m in _SPOUSE_BRACKET.finditer(text):
+        a, b = m.span()
+        inside = [s for s in out if s.start < b and a < s.end]
+        if not any(s.type == "PERSON" for s in inside) or any(s.start < a or s.end > b for s in inside if s.type != "PERSON"):
+            continue
+        a, b = min([a] + [s.start for s in inside]), max([b] + [s.end for s in inside])
+        out = [s for s in out if not (s.start < b and a < s.end)]
+        out.append(Span(a, b, text[a:b], "PERSON", 0.85, "shape:spouse_in_brackets", {}))
+    return sorted(out, key=lambda s: s.start)
 
 
 def _given_names_coordinated(text: str, spans: list[Span]) -> list[Span]:
@@ -2024,9 +2089,12 @@ _QUOTED_AWARD = re.compile(r"\b(?:called|named|titled|entitled|dubbed)\s+(?:the\
 # award" (the NER found none; "He was awarded the Supporters Player of the year award." was an output)
 _OF_THE_YEAR = re.compile(r"(?:\b(?:1\d|20)\d\d(?:\s*[–/-]\s*\d{2,4})?\s+)?\b(?:[A-Z][\w'’]*\s+){0,3}?"
                           r"(?:Player|Players|Manager|Coach|Goalkeeper|Rookie|Athlete|Sportsman|Sportswoman|Footballer|"
-                          r"Cricketer|Personality|Newcomer|Young Player)\s+of\s+the\s+(?:[Yy]ear|[Ss]eason|[Mm]onth|"
+                          r"Cricketer|Personality|Newcomer|Young Player|Citizen|Person|Businessperson|Businessman|Businesswoman|Teacher|"
+                          r"Volunteer|Employee|Entrepreneur|Woman|Man)\s+of\s+the\s+(?:[Yy]ear|[Ss]eason|[Mm]onth|"
                           r"[Tt]ournament|[Dd]ecade)\b(?:\s+(?:[Aa]ward|[Tt]rophy|[Pp]rize)s?\b)?")
 _HONOUR_CORE = re.compile(r"(?:Young Player|Player|Players|Manager|Coach|Goalkeeper|Rookie|Athlete|Sportsman|Sportswoman|"
+                          r"Citizen|Person|Businessperson|Businessman|Businesswoman|Teacher|Volunteer|Employee|Entrepreneur|"
+                          r"Woman|Man|"
                           r"Footballer|Cricketer|Personality|Newcomer)\s+of\s+the\s+\w+")
 # a verb that names one the honour ("selected as the unanimous NEC Player of the Year": "selected as the award"
 # was an output)
@@ -2081,7 +2149,7 @@ def _award_names(text: str, spans: list[Span]) -> list[Span]:
         merged.append(Span(a, b, text[a:b], "NAME", 0.8, "shape:quoted_award", {}))
     for m in _OF_THE_YEAR.finditer(text):
         a, b = m.span()
-        if any(s.start < b and a < s.end and (s.type == "PERSON" or s.start < a or s.end > b) for s in merged):
+        if any(s.start < b and a < s.end and s.type == "PERSON" and not (a <= s.start and s.end <= b) or s.start < b and a < s.end and (s.start < a or s.end > b) for s in merged):
             continue  # a name it cuts into is more of the honour's than it found ("the Pac-10 Conference Player of
             # the Year", "the Atlantic Coast Conference Men's Basketball Player of the Year"), or a person's
         merged = [s for s in merged if not (s.start < b and a < s.end)]
