@@ -575,6 +575,19 @@ def test_a_rare_untagged_name_as_a_subject_is_a_name():
     ("Our neighbour at number 42 has complained.", "number 42", "ADDRESS"),
     ("Missing items included approximately $300 in cash.", "approximately $300", "MONEY"),  # with its qualifier
     ("She has been named the town's Citizen of the Year.", "Citizen of the Year", "AWARD"),
+    ("Insta: @jonas.blaast or mail j.b@example.org", "@jonas.blaast", "ID"),  # a handle, never an e-mail's half
+    ("Re: Account 20-45-77 / 43819026, dispute.", "43819026", "ID"),
+    ("Our dog is microchipped (chip no. 985112004563781).", "985112004563781", "ID"),
+    ("The case number is 24/CR/3391.", "24/CR/3391", "ID"),
+    ("Officer in Case: DC Imogen Falk #4472", "#4472", "ID"),
+    ("Officer in Case: DC Imogen Falk #4472", "DC Imogen Falk", "PERSON"),  # a title says a person
+    ("Dear Councillor Okafor,\n\nThe mould is getting worse.", "Councillor Okafor", "PERSON"),  # not "Dear"
+    ("Hi, I'm Jonas, a glassblower.", "Jonas", "PERSON"),
+    ("Session note for client R.T., session 14.", "R.T.", "PERSON"),  # no organisation
+    ('The shorter one shouted "Hurry up, Kyle!".', "Kyle", "PERSON"),  # no town in Texas
+    ("On 2 and 3 August 2024 he clocked in for a colleague.", "2 and 3 August 2024", "DATE"),
+    ("On Friday 15/03/2024 at about 22:15 I saw it.", "Friday 15/03/2024", "DATE"),
+    ("We stayed on Rua das Flores 63 in Porto.", "Rua das Flores 63", "ADDRESS"),
 ])
 def test_ids_dates_and_names_of_everyday_documents(text, piece, kind):
     found = find_spans(text)
@@ -593,12 +606,21 @@ def test_ids_dates_and_names_of_everyday_documents(text, piece, kind):
     ("I hold a PhD in Industrial Engineering from Georgia Tech.", "Industrial Engineering"),  # a field, no organisation
     ("He lived in Berlin and Helena Nowak visited.", "Berlin"),  # a place before a person stays a place
     ("The song peaked at number 12 for two weeks.", "number 12"),  # a chart position is no house
+    ("He began his career with the ONCE professional cycling team.", "ONCE"),  # (an organisation: see above)
 ])
 def test_what_is_no_id_no_count_and_no_organisation(text, piece):
+    """(and a heading is no organisation where it stands on a line of its own)"""
     got = {s.text: s.type for s in find_spans(text)}
     if piece == "555-867-5309":
         assert got.get(piece) == "PHONE", got
     elif piece == "Berlin":
         assert got.get(piece) == "LOCATION", got
+    elif piece == "ONCE":
+        assert got.get(piece) == "ORG", got
     else:
         assert got.get(piece) not in ("ID", "NUMBER", "ORG", "ADDRESS"), got
+
+
+def test_a_heading_in_capitals_is_no_organisation():
+    text = "DISCHARGE SUMMARY\nPatient: Harold J. McAllister   DOB: 11/04/1951\n"
+    assert not [s for s in find_spans(text) if s.type == "ORG" and s.start < len("DISCHARGE SUMMARY")], find_spans(text)

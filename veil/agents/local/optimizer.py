@@ -2155,6 +2155,9 @@ def _exact_count(s: Span, doc, toks) -> int | None:
     return None
 
 
+_FIELD_BEFORE = re.compile(r"(?:^|[\n\t]|\s{2})[A-Z][\w./ ]{0,24}:\s*$")
+
+
 def _with_slot(s: Span, doc) -> Span:
     """The span's role (:func:`role_of`), and where a person's name stands: subject, object or
     possessive (what a pronoun must fit)."""
@@ -2162,6 +2165,8 @@ def _with_slot(s: Span, doc) -> Span:
         return s  # (", full name X": goes whole, whatever the parse made of it)
     s = _with_compounds(s, doc)
     role = role_of(s, doc)
+    if s.type in ("DATE", "DOB", "YEAR") and _FIELD_BEFORE.search(nlp.text_of(doc), max(0, s.start - 30), s.start):
+        role = None  # a form's field ("DOB: 11/04/1951" across a header's two lines stayed: no kind noun fit)
     if role == "modifier" and s.evidence != "regex:n_time":  # ("5 time" stays itself: "multiple-time")
         s = _with_modifier_tail(s, doc)
         first, nxt = _token_range(s, doc)
@@ -3226,7 +3231,10 @@ class LocalOptimizer(Optimizer):
         for r in u.options[1:]:
             if plan.try_choose(i, r, u.reason):
                 return
-        if not u.direct:
+        field = u.span is not None and u.span.type in ("DATE", "DOB", "YEAR") \
+            and _FIELD_BEFORE.search(plan.analysis.text, max(0, u.start - 30), u.start)
+        if not u.direct and not field:  # (a form's date goes to its rung, parse or none: "Discharged: Tuesday,
+            # February 20, 2024" stayed exact in a header no rung parsed in and no deletion could take)
             # no rung reads there (the parse of the writer's sentence is off): the phrase that holds
             # it goes, else the sentence (never the first), rather than the span staying exact
             # ("for all of General Dynamics" stayed when its sentence was misparsed)

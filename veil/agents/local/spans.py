@@ -313,6 +313,20 @@ VEIL_PATTERNS = [
     # a named street without a number ("off of Yale Boulevard", "on East 18th Street"): where someone lives or works
     ("STREET_ADDRESS", "street_name", r"\b(?:(?:North|South|East|West|[NSEW]\.)\s+)?(?:[A-Z][\w'’-]+\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,3}"
      r"(?:Street|Avenue|Boulevard|Road|Lane|Drive|Terrace|Parkway)\b", 0.6),
+    # a social-media handle ("Insta: @jonas.blaast"; never an e-mail's second half)
+    ("ACCOUNT_ID", "handle", r"(?<![\w@.])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{1,29}[A-Za-z0-9_])(?![\w@])", 0.8),
+    # a bare number of eight digits or more ("Account 20-45-77 / 43819026", "chip no. 985112004563781")
+    ("ACCOUNT_ID", "long_number", r"(?<![\w$£€.,/-])\d{8,}(?![\w]|[.,/-]\d)", 0.7),
+    # a code with slashes, letters and four digits or more ("Case No. 24/CR/3391"; never a date, which has no letter)
+    ("ACCOUNT_ID", "slash_code", r"(?<![\w/])(?=[A-Z0-9/]*[A-Z])(?=(?:[A-Z/]*\d){4})[A-Z0-9]+(?:/[A-Z0-9]+)+(?![\w/])", 0.8),
+    # a number after "#" with four digits or more, label or none ("DC Imogen Falk #4472"; a rank is shorter)
+    ("ACCOUNT_ID", "hash_number", r"(?<![\w#])#\d{4,}\b", 0.7),
+    # a street named in its own language, with its number ("Rua das Flores 63" left "Person C Flores 63")
+    ("STREET_ADDRESS", "street_abroad", r"\b(?:Rua|Rue|Via|Calle|Avenida|Praça|Plaza|Piazza|Largo|Travessa|Carrer|Avinguda|"
+     r"Boulevard|Quai|Place|Plac|Ulica)\s+(?:(?:d[aeo]s?|de la|del|dei|della|di|du|des)\s+)?[A-ZÀ-Ý][\w'’-]+"
+     r"(?:\s+[A-ZÀ-Ý][\w'’-]+){0,3},?\s+\d{1,5}[A-Za-z]?\b", 0.7),
+    ("STREET_ADDRESS", "strasse", r"\b[A-ZÄÖÜ][\wäöüß-]*(?:straße|strasse|gasse|weg|platz|allee|gracht|laan|straat|vej|gade)"
+     r"\s+\d{1,5}[a-z]?\b", 0.75),
     # a house by its number ("our neighbour at number 42 has already complained")
     ("STREET_ADDRESS", "house_number", r"(?<=\b(?:at|from|of|in)\s)(?<!(?i:\b(?:peaked|peaking|charted|charting|ranked|ranking|"
      r"debuted|reached|finished|placed|seeded|drafted|picked|listed|batted|batting|entered|climbed|rose|landed|sat|"
@@ -428,11 +442,12 @@ _DASH = r"\s*(?:–|—|-|to)\s*"
 _ON = r"(?:(?P<on>\bon)\s+)?"
 # a weekday before a date goes with it ("Since Saturday 9 November" read "Since Saturday November")
 _WEEKDAY = r"(?:\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday),?\s+)?"
-RE_DMY = re.compile(_ON + _WEEKDAY + rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
+RE_DMY = re.compile(_ON + _WEEKDAY + rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:\s*(?:and|&|to|[–-])\s*\d{{1,2}}(?:st|nd|rd|th)?)?"
+                    rf"\s+(?:of\s+)?(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
 RE_MDY = re.compile(_ON + _WEEKDAY + rf"\b(?P<m>{_MONTH})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(?P<y>{_YEAR})\b")
 RE_ISO = re.compile(_ON + rf"\b(?P<y>{_YEAR})-(?P<mm>0[1-9]|1[0-2])-(?P<d>[0-3]\d)\b")
 # "02/17/2024", "17.02.2024": which number is the month is known only where one is over 12
-RE_NUMERIC_DATE = re.compile(_ON + rf"(?<![\d/.])\b(?P<a>[0-3]?\d)(?P<sep>[/.])(?P<b>[0-3]?\d)(?P=sep)(?P<y>{_YEAR})\b(?![/.]?\d)")
+RE_NUMERIC_DATE = re.compile(_ON + _WEEKDAY + rf"(?<![\d/.])\b(?P<a>[0-3]?\d)(?P<sep>[/.])(?P<b>[0-3]?\d)(?P=sep)(?P<y>{_YEAR})\b(?![/.]?\d)")
 RE_MY = re.compile(rf"\b(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
 # a season of a year, with its article: "in the summer of 2006" -> "in the 2000s" ("in the summer
 # of the 2000s" was an output), "A summer 2007 refurbishment" -> "A refurbishment" ("A summer
@@ -1044,7 +1059,11 @@ _ABBREV = frozenset("mr mrs ms dr st jr sr mt ft gen col lt sgt capt prof rev no
 _CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das y the for and & on upon am zu in für fur".split())
 _LEAD_ADVERBS = frozenset("later today afterwards eventually meanwhile however subsequently then there here also "
                           "nevertheless thereafter currently recently formerly initially finally additionally".split())
-HONORIFICS = frozenset("mr mr. mrs mrs. ms ms. dr dr. sir dame prof prof. professor rev rev. lord lady".split())
+HONORIFICS = frozenset("mr mr. mrs mrs. ms ms. dr dr. sir dame prof prof. professor rev rev. lord lady".split()
+                       # police and civic titles before a name ("DC Imogen Falk took my statement", "Dear Councillor
+                       # Okafor" stayed as written)
+                       + "dc ds di dci pc sgt sgt. det det. detective constable councillor councilor officer inspector "
+                         "nurse pastor".split())
 # ranks and offices written before a name ("Ambassador Mulford", "Attorney General Eric Holder"):
 # part of the person's mention once the name is found ("Ambassador he" was an output), never
 # evidence that a phrase is a name ("General Electric", "Elizabeth Bishop")
@@ -1923,8 +1942,9 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     spans = _award_names(text, _rare_names(text, doc, _models(text, _whole_hyphenated(text, resolve_overlaps(candidates)))))
     spans = _age_group_names(text, spans)
     spans = _kin_names(text, spans)
-    spans = _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(text, _possessive_shops(text, spans))))
-    spans = [s for s in spans if not _field_of_study(text, s) and not _dose(text, s)]
+    spans = _self_named(text, _vocatives(text, _initials_of_a_person(text, _possessive_shops(text, spans))))
+    spans = _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(text, spans)))
+    spans = [s for s in spans if not _field_of_study(text, s) and not _dose(text, s) and not _heading(text, s)]
     return tuple(race_names(text, _namesakes_chosen(_same_place(_one_name_with_and(text, spans)))))
 
 
@@ -1938,6 +1958,16 @@ def _field_of_study(text: str, s: Span) -> bool:
     no organisation, and, made of everyday words, no name to hide."""
     return s.type in ("ORG", "NAME", "PROPER") and bool(_DEGREE_IN.search(text[max(0, s.start - 30):s.start])) \
         and all(_zipf(w.lower()) >= COMMON_ZIPF for w in re.findall(r"[^\W\d_]+", s.text))
+
+
+def _heading(text: str, s: Span) -> bool:
+    """Everyday words in capitals opening a line ("DISCHARGE SUMMARY", "WITNESS STATEMENT"): a document's
+    heading, no organisation (it went as one); an acronym is no everyday word ("NASA", "IT"), and a name in
+    a sentence is no heading ("with the ONCE professional cycling team")."""
+    words = s.text.split()
+    line = text[text.rfind("\n", 0, s.start) + 1:(text.find("\n", s.end) + 1 or len(text) + 1) - 1]
+    return s.type in ("ORG", "NAME", "PROPER") and bool(words) and re.fullmatch(r"[A-Z][A-Z \t]+", line.strip()) and all(
+        re.fullmatch(r"[A-Z]{4,}", w) and _zipf(w.lower()) >= RARE_ZIPF for w in words)
 
 
 def _dose(text: str, s: Span) -> bool:
@@ -1965,6 +1995,43 @@ def _possessive_shops(text: str, spans: list[Span]) -> list[Span]:
         out = [s for s in out if not (s.start < b and a < s.end)]
         out.append(Span(a, b, m.group(0), "ORG", 0.8, "shape:possessive_shop", {"ladder": list(heads[head]), "head": head}))
     return sorted(out, key=lambda s: s.start)
+
+
+_INITIALS_OF_A_PERSON = re.compile(r"\b(?:client|patient|pupil|student|resident|witness|victim|suspect|child|"
+                                   r"Mr\.?|Ms\.?|Mrs\.?)\s+$", re.I)
+
+
+_SELF_NAMED = re.compile(r"\b(?:I'm|I’m|I am|[Mm]y name is|[Tt]his is|[Cc]all me|[Mm]y name's)\s+(?P<n>[A-Z][a-z]{2,})\b(?!\s+[A-Z])")
+
+
+def _self_named(text: str, spans: list[Span]) -> list[Span]:
+    """A given name the writer says is theirs ("Hi, I'm Jonas, a glassblower" stayed as written): a person,
+    where the word is a given name or rare in English, and no nationality or place."""
+    lex = lexicon()
+    out = list(spans)
+    for m in _SELF_NAMED.finditer(text):
+        a, b = m.span("n")
+        w = m.group("n")
+        if any(o.start < b and a < o.end for o in out) or w.lower() in lex["nationalities"] or place_info(w) is not None:
+            continue
+        if fold(w.lower()) in lex["first_names"] or _zipf(w.lower()) < 4.0:
+            out.append(Span(a, b, w, "PERSON", 0.8, "cue:self_named", {}))
+    return sorted(out, key=lambda s: s.start)
+
+
+def _vocatives(text: str, spans: list[Span]) -> list[Span]:
+    """One word called out to between a comma and "!" or "?" is a person ("Hurry up, Kyle!" read "Hurry up,
+    Texas!": the gazetteer's town)."""
+    return [Span(s.start, s.end, s.text, "PERSON", s.score, "cue:vocative", {})
+            if s.type == "LOCATION" and " " not in s.text.strip() and text[max(0, s.start - 2):s.start] == ", "
+            and re.match(r"[!?]", text[s.end:s.end + 1]) else s for s in spans]
+
+
+def _initials_of_a_person(text: str, spans: list[Span]) -> list[Span]:
+    """Initials after a word for a person ("Session note for client R.T." read "for client an organization")."""
+    return [Span(s.start, s.end, s.text, "PERSON", s.score, "cue:initials", {})
+            if s.type in ("ORG", "NAME", "PROPER") and re.fullmatch(r"(?:[A-Z]\.){2,3}", s.text)
+            and _INITIALS_OF_A_PERSON.search(text, max(0, s.start - 12), s.start) else s for s in spans]
 
 
 def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
@@ -1997,7 +2064,7 @@ def _spouse_in_brackets(text: str, spans: list[Span]) -> list[Span]:
             continue
         a, b = min([a] + [s.start for s in inside]), max([b] + [s.end for s in inside])
         out = [s for s in out if not (s.start < b and a < s.end)]
-        out.append(Span(a, b, text[a:b], "PERSON", 0.85, "shape:spouse_in_brackets", {}))
+        out.append(Span(a, b, text[a:b], "PERSON", 0.85, "cue:spouse_in_brackets", {}))
     return sorted(out, key=lambda s: s.start)
 
 
@@ -2018,7 +2085,7 @@ def _given_names_coordinated(text: str, spans: list[Span]) -> list[Span]:
             named = len(words) == 2 and fold(words[0].lower()) in first_names \
                 and not re.search(r"\b(?:in|at|near|from|of|across|around)\s+$", text[max(0, s.start - 8):s.start], re.I)
         if named:
-            out[k] = Span(s.start, s.end, s.text, "PERSON", s.score, s.evidence + "+given_name", {})
+            out[k] = Span(s.start, s.end, s.text, "PERSON", s.score, "cue:given_name_joined", {})
     return out
 
 
@@ -2364,6 +2431,13 @@ def _rare_names(text: str, doc, spans: list[Span]) -> list[Span]:
             a, b = a - 1, b + 1  # "and "Meteora" CDs": the quotes go with the name (never an empty "")
         elif text[max(0, a - 2):a] == text[b:b + 2] == '\\"':
             a, b = a - 2, b + 2  # (the data's escaped quotes)
+        if (d := re.match(r"Dear\s+", text[a:b])) and b - a > d.end():
+            a += d.end()  # a letter's salutation is no part of the name ("Dear Councillor Okafor" stayed whole)
+        titled = text[a:b].split()
+        if len(titled) >= 2 and titled[0].lower() in HONORIFICS | NAME_TITLES and titled[-1][:1].isupper():
+            # a title before a rare name says a person ("Officer in Case: DC Imogen Falk" stayed as written)
+            out.append(Span(a, b, text[a:b], "PERSON", 0.7, "honorific:rare_name", {"honorific": titled[0]}))
+            continue
         info = place_info(text[a:b])
         if info is not None and info.get("kind") == "city" and (info.get("population") or 0) < 100_000 \
                 and _prev_word(text, a) not in ("in", "from", "near"):

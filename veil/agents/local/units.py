@@ -485,6 +485,11 @@ def _dependent(tok, sent) -> Constituent | None:
     n = right.i - left.i + 1
     before = doc[left.i - 1] if left.i - 1 >= sent.start else None
     after = doc[right.i + 1] if right.i + 1 < sent.end else None
+    if after is not None and after.pos_ in ("VERB", "AUX") and right.pos_ in ("NOUN", "PROPN", "PRON") and not any(
+            c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for c in (after.head if after.dep_ in ("aux", "auxpass") else after).children):
+        return None  # a phrase the parse ran into the subject of the verb after it, which has none: "an in-patient
+        # at Royal Gwent Hospital, Newport, throughout those dates and my card was in my handbag" ("at a hospital
+        # was in my handbag" was what its loss left)
     if dep == "prep" and tok.lower_ in ("with", "in", "by", "for") and any(
             (is_ordinal(t) or t.lower_ in RANKING) and t.dep_ in ("acomp", "attr", "oprd", "advmod", "npadvmod")
             and t.head.dep_ == "ROOT" and t.i < tok.i for t in sent):
