@@ -123,7 +123,9 @@ def test_money_ladder():
     # with its amount, and a single magnitude says "about"
     assert ladder("It cost $300.", "$300") == ["hundreds of dollars", "a sum of money"]
     assert ladder("It cost approximately $300.", "approximately $300") == ["hundreds of dollars", "a sum of money"]
-    assert ladder("It cost about $150.", "about $150") == ["about a hundred dollars", "a sum of money"]
+    assert ladder("It cost about $110.", "about $110") == ["about a hundred dollars", "a sum of money"]
+    assert ladder("It cost about $150.", "about $150") == ["over a hundred dollars", "a sum of money"]  # not "about"
+    assert ladder("It cost about $1.9 million.", "about $1.9 million")[0] == "over a million dollars"
     assert ladder("It cost $150.", "$150") == ["over a hundred dollars", "a sum of money"]
 
 

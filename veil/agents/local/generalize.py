@@ -463,7 +463,8 @@ def _money_ladder(span: Span) -> list[str]:
         if v >= base:
             # an amount said as about one ("approximately $300 in cash"): a plural magnitude stays true of it, a
             # single one says "about"
-            about = "about " if span.meta.get("about") else ""
+            about = "about " if span.meta.get("about") and v <= 1.2 * base else ""  # ("about $1.9 million" is no
+            # "about a million dollars")
             out = [f"{plural} {unit}" if v >= 2 * base else f"{about or 'over '}{one} {unit}" if v > base
                    else f"{about}{one} {unit}"]
             break

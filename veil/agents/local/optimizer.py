@@ -2155,6 +2155,11 @@ def _exact_count(s: Span, doc, toks) -> int | None:
     return None
 
 
+def _exact_day(u: "Unit") -> bool:
+    return u.span is not None and u.span.type == "DATE" and u.span.meta.get("granularity") == "day" \
+        and u.span.meta.get("year") is not None
+
+
 _FIELD_BEFORE = re.compile(r"(?:^|[\n\t]|\s{2})[A-Z][\w./ ]{0,24}:\s*$")
 
 
@@ -3019,6 +3024,9 @@ class LocalOptimizer(Optimizer):
                         plan.order.append(i)
                         plan.reasons[i] = u.reason
                 plan.choice = trial
+                for i in idxs:
+                    if plan.units[i].drop_unit and self._drop_target(plan, i) is None:
+                        self._exact_day_stays(plan, i)  # (nothing took it)
                 continue
             for i in idxs:
                 self._base_edit(plan, i)
@@ -3224,6 +3232,8 @@ class LocalOptimizer(Optimizer):
                 return  # rather than a pseudonym inventing a person ("Person EM (Italy)" for a gallery),
                 # or a place or a work of no known kind staying as written ("costume designer for
                 # Torchwood" had no phrase to lose)
+            if self._exact_day_stays(plan, i):
+                return
         if plan.covering(i) is not None or u.policy is None or plan.try_choose(i, u.policy, u.reason):
             return
         # the policy's rung does not fit the sentence: the next rungs; a direct identifier
@@ -3239,12 +3249,27 @@ class LocalOptimizer(Optimizer):
             # it goes, else the sentence (never the first), rather than the span staying exact
             # ("for all of General Dynamics" stayed when its sentence was misparsed)
             holder = plan.analysis.smallest_holder(i)
-            if holder is None or not plan.try_choose(holder, "", u.reason + "; no rung reads there, its phrase is removed"):
-                self._drop_sentence(plan, i, "no rung reads there")
+            if (holder is None or not plan.try_choose(holder, "", u.reason + "; no rung reads there, its phrase is removed")) \
+                    and not self._drop_sentence(plan, i, "no rung reads there"):
+                self._exact_day_stays(plan, i)  # (a first sentence's exact day: "held 12 June 2024 at …" stayed)
             return
         plan.choice[i] = u.policy or ""
         plan.order.append(i)
         plan.reasons[i] = u.reason
+
+    @staticmethod
+    def _exact_day_stays(plan: Plan, i: int) -> bool:
+        """A day the parse made an object, which no phrase or sentence could take ("Presented 22/08/2023 with
+        lameness" stayed exact): its decade with "in", else it goes, whatever the parse says. False where unit i
+        is no such day or something already covers it."""
+        u = plan.units[i]
+        if not _exact_day(u) or i in plan.choice or plan.covering(i) is not None:
+            return False
+        if not plan.try_choose(i, f"in {year_ladder(u.span.meta['year'])[1]}", u.reason + "; its decade, with 'in'"):
+            plan.choice[i] = ""
+            plan.order.append(i)
+            plan.reasons[i] = u.reason + "; an exact day goes"
+        return True
 
     @staticmethod
     def _drop_sentence(plan: Plan, i: int, why: str) -> bool:

@@ -339,7 +339,9 @@ def direct_identifiers(text: str, name: str | None) -> list[str]:
     types = DIRECT if is_english(text) else DIRECT & LANGUAGE_INDEPENDENT
     # the NER reads a pseudonym with what follows it as a name ("Person C. Can you confirm" re-identified a
     # support chat at rank 1): a span on one of veil's own pseudonyms is none
-    own = [m.span() for m in re.finditer(r"\bPerson [A-Z]{1,3}\b", text)]
+    from veil.agents.local.generalize import PSEUDONYM
+
+    own = [m.span() for m in PSEUDONYM.finditer(text)]
     found = [s.text for s in find_spans(text) if s.type in types and not PLACEHOLDER.fullmatch(s.text)
              and not any(s.start < b and a < s.end for a, b in own)]
     if name:

@@ -304,7 +304,7 @@ VEIL_PATTERNS = [
     # phone number's shape
     ("ACCOUNT_ID", "code_shape", r"(?<![\w+./-])(?!(?:1\d|20)\d\d[-–](?:\d{1,2}|(?:1\d|20)\d\d)(?![\w-]))"
      r"(?!\d{4}-\d\d-\d\d(?![\w-]))(?!\d{3}[-.]\d{3}[-.]\d{4}(?![\w-]))"
-     r"(?=(?:[A-Z-]*\d){5})(?:[A-Z0-9]+(?:-[A-Z0-9]+)+|[A-Z]{1,4}\d{5,}[A-Z]?)(?![\w/.,-]\w|[\w/-])", 0.8),
+     r"(?=(?:[A-Z-]*\d){5})(?=[A-Z0-9-]*(?:[A-Z]|\d{4}))(?:[A-Z0-9]+(?:-[A-Z0-9]+)+|[A-Z]{1,4}\d{5,}[A-Z]?)(?![\w/.,-]\w|[\w/-])", 0.8),
     ("DATE_OF_BIRTH", "dob", r"(?<=\b(?:DOB|D\.O\.B\.|[Dd]ate of [Bb]irth|[Bb]orn(?: on)?|[Bb]irthday(?: is)?)\s*[:,]?\s*)"
      rf"(?:\d{{1,2}}[/.-]\d{{1,2}}[/.-](?:\d{{4}}|\d{{2}})|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS_RX}\s*,?\s+\d{{4}}|"
      rf"{_MONTHS_RX}\s+\d{{1,2}}(?:st|nd|rd|th)?\s*,?\s+\d{{4}}|\d{{4}}-\d{{2}}-\d{{2}})", 0.9),
@@ -317,20 +317,24 @@ VEIL_PATTERNS = [
     ("ACCOUNT_ID", "handle", r"(?<![\w@.])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{1,29}[A-Za-z0-9_])(?![\w@])", 0.8),
     # a bare number of eight digits or more ("Account 20-45-77 / 43819026", "chip no. 985112004563781")
     ("ACCOUNT_ID", "long_number", r"(?<![\w$£€.,/-])\d{8,}(?![\w]|[.,/-]\d)", 0.7),
-    # a code with slashes, letters and four digits or more ("Case No. 24/CR/3391"; never a date, which has no letter)
-    ("ACCOUNT_ID", "slash_code", r"(?<![\w/])(?=[A-Z0-9/]*[A-Z])(?=(?:[A-Z/]*\d){4})[A-Z0-9]+(?:/[A-Z0-9]+)+(?![\w/])", 0.8),
+    # a code with slashes, letters and four digits or more ("Case No. 24/CR/3391", "NDM-24/0613"; never a date,
+    # which has no letter)
+    ("ACCOUNT_ID", "slash_code", r"(?<![\w/-])(?=[A-Z0-9/-]*[A-Z])(?=(?:[A-Z/-]*\d){4})(?=[A-Z0-9-]*/)[A-Z0-9]+"
+     r"(?:[/-][A-Z0-9]+)+(?![\w/])", 0.8),
+    # a long number in groups of three ("microchip 985 112 004 573 219")
+    ("ACCOUNT_ID", "grouped_number", r"(?<![\w,.])\d{3}(?: \d{3}){3,}(?!\w|[,.]\d)", 0.7),
+    ("POSTAL_CODE", "ca_postcode", r"\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b", 0.75),
     # a number after "#" with four digits or more, label or none ("DC Imogen Falk #4472"; a rank is shorter)
     ("ACCOUNT_ID", "hash_number", r"(?<![\w#])#\d{4,}\b", 0.7),
     # a street named in its own language, with its number ("Rua das Flores 63" left "Person C Flores 63")
     ("STREET_ADDRESS", "street_abroad", r"\b(?:Rua|Rue|Via|Calle|Avenida|Praça|Plaza|Piazza|Largo|Travessa|Carrer|Avinguda|"
      r"Boulevard|Quai|Place|Plac|Ulica)\s+(?:(?:d[aeo]s?|de la|del|dei|della|di|du|des)\s+)?[A-ZÀ-Ý][\w'’-]+"
-     r"(?:\s+[A-ZÀ-Ý][\w'’-]+){0,3},?\s+\d{1,5}[A-Za-z]?\b", 0.7),
-    ("STREET_ADDRESS", "strasse", r"\b[A-ZÄÖÜ][\wäöüß-]*(?:straße|strasse|gasse|weg|platz|allee|gracht|laan|straat|vej|gade)"
-     r"\s+\d{1,5}[a-z]?\b", 0.75),
+     r"(?:\s+[A-ZÀ-Ý][\w'’-]+){0,3},?\s+(?!(?:1[5-9]|20)\d\d\b)\d{1,5}[A-Za-z]?\b", 0.7),
+    ("STREET_ADDRESS", "strasse", r"\b[A-ZÄÖÜ][\wäöüß-]*(?:straße|strasse|gasse|weg|platz|allee|gracht|laan|straat|vej)"
+     r"\s+(?!(?:1[5-9]|20)\d\d\b)\d{1,5}[a-z]?\b", 0.75),
     # a house by its number ("our neighbour at number 42 has already complained")
-    ("STREET_ADDRESS", "house_number", r"(?<=\b(?:at|from|of|in)\s)(?<!(?i:\b(?:peaked|peaking|charted|charting|ranked|ranking|"
-     r"debuted|reached|finished|placed|seeded|drafted|picked|listed|batted|batting|entered|climbed|rose|landed|sat|"
-     r"stayed|stood|selected|ranks?)\s+at\s))(?i:number|no\.)\s?\d{1,4}[A-Za-z]?\b(?!\s*(?:in|on|for|of)\s+)", 0.6),
+    ("STREET_ADDRESS", "house_number", r"(?<=\b(?i:neighbou?rs?|lives?|lived|living|house|home|door|moved|stay(?:s|ed)?)\b"
+     r"[^.\n]{0,25}\b(?:at|from)\s)(?i:number|no\.)\s?\d{1,4}[A-Za-z]?\b(?!\s*(?:in|on|for|of)\s+|\s+[A-Z])", 0.6),
     ("POSTAL_CODE", "us_zip", r"(?<=\b[A-Z]{2}\s{1,2})\d{5}(?:-\d{4})?\b", 0.8),
     ("POSTAL_CODE", "uk_postcode", r"\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b", 0.7),
     ("PHONE_NUMBER", "nanp", r"(?<![\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\d-])", 0.75),
@@ -446,6 +450,8 @@ RE_DMY = re.compile(_ON + _WEEKDAY + rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:\s*
                     rf"\s+(?:of\s+)?(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
 RE_MDY = re.compile(_ON + _WEEKDAY + rf"\b(?P<m>{_MONTH})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(?P<y>{_YEAR})\b")
 RE_ISO = re.compile(_ON + rf"\b(?P<y>{_YEAR})-(?P<mm>0[1-9]|1[0-2])-(?P<d>[0-3]\d)\b")
+RE_NUMERIC_DATE_SHORT = re.compile(_ON + _WEEKDAY + r"(?<![\d/.])\b(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)/(?P<yy>\d\d)\b(?![/.]?\d)")
+RE_DAY_MONTH_NUMERIC = re.compile(r"\b(?:on|by|before|after|until|till|from)\s+(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)\b(?![/.]?\d)")
 # "02/17/2024", "17.02.2024": which number is the month is known only where one is over 12
 RE_NUMERIC_DATE = re.compile(_ON + _WEEKDAY + rf"(?<![\d/.])\b(?P<a>[0-3]?\d)(?P<sep>[/.])(?P<b>[0-3]?\d)(?P=sep)(?P<y>{_YEAR})\b(?![/.]?\d)")
 RE_MY = re.compile(rf"\b(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
@@ -758,6 +764,29 @@ def _regex_spans(text: str) -> list[Span]:
                     "on": bool(m.group("on"))}
             meta.update(_date_meta(text, m.start()))
             add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, f"regex:date_{kind}", meta))
+    for m in RE_NUMERIC_DATE_SHORT.finditer(text):
+        # "on 14/02/24": a two-digit year (slashes only: "1.2.3" is a version), the century the nearer one
+        a, b, yy = int(m.group("a")), int(m.group("b")), int(m.group("yy"))
+        if not (1 <= a <= 31 and 1 <= b <= 31 and min(a, b) <= 12):
+            continue
+        month = b if a > 12 else a if b > 12 else None
+        meta = {"year": 2000 + yy if yy <= 30 else 1900 + yy, "granularity": "day" if month else "month",
+                "on": bool(m.group("on"))}
+        if month:
+            meta.update(month=month, day=a if month == b else b)
+        meta.update(_date_meta(text, m.start()))
+        add(Span(m.start(), m.end(), m.group(0), "DATE", 0.9, "regex:date_numeric_short", meta))
+    for m in RE_DAY_MONTH_NUMERIC.finditer(text):
+        # "away at Alhambra-Union on 25/5", "reduced by 30/09": a day of a month, after a preposition, where
+        # one number is over 12 (never a fraction: "3/4 of the vote")
+        a, b = int(m.group("a")), int(m.group("b"))
+        if not (1 <= a <= 31 and 1 <= b <= 31 and max(a, b) > 12 and min(a, b) <= 12):
+            continue
+        month, day = (b, a) if a > 12 else (a, b)
+        on = m.group(0)[:2].lower() == "on"  # "on 11/14" -> "in November" ("on November" was an output)
+        start = m.start() if on else m.start("a")
+        add(Span(start, m.end(), text[start:m.end()], "DATE", 0.8, "regex:day_month_numeric",
+                 {"month": month, "day": day, "granularity": "day_no_year", "on": on}))
     for m in RE_NUMERIC_DATE.finditer(text):
         a, b = int(m.group("a")), int(m.group("b"))
         if not (1 <= a <= 31 and 1 <= b <= 31 and min(a, b) <= 12):
@@ -1059,11 +1088,11 @@ _ABBREV = frozenset("mr mrs ms dr st jr sr mt ft gen col lt sgt capt prof rev no
 _CONNECTORS = frozenset("of de du des la le van von der den da di del della dos das y the for and & on upon am zu in für fur".split())
 _LEAD_ADVERBS = frozenset("later today afterwards eventually meanwhile however subsequently then there here also "
                           "nevertheless thereafter currently recently formerly initially finally additionally".split())
-HONORIFICS = frozenset("mr mr. mrs mrs. ms ms. dr dr. sir dame prof prof. professor rev rev. lord lady".split()
-                       # police and civic titles before a name ("DC Imogen Falk took my statement", "Dear Councillor
-                       # Okafor" stayed as written)
-                       + "dc ds di dci pc sgt sgt. det det. detective constable councillor councilor officer inspector "
-                         "nurse pastor".split())
+HONORIFICS = frozenset("mr mr. mrs mrs. ms ms. dr dr. sir dame prof prof. professor rev rev. lord lady".split())
+# police and civic titles, as written, before a rare name ("DC Imogen Falk took my statement", "Dear Councillor
+# Okafor" stayed as written): a person there, never evidence of a name elsewhere (a painter named Constable, DC Comics)
+PERSON_TITLES = frozenset("DC DS DI DCI PC Sgt Sgt. Det. Detective Constable Councillor Councilor Officer Inspector "
+                          "Nurse Pastor".split())
 # ranks and offices written before a name ("Ambassador Mulford", "Attorney General Eric Holder"):
 # part of the person's mention once the name is found ("Ambassador he" was an output), never
 # evidence that a phrase is a name ("General Electric", "Elizabeth Bishop")
@@ -1270,7 +1299,8 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
         # "French Davis Cup" handled above; "American Book Award" stays whole
         return [span("AWARD", 0.85, "lexicon:award", {"ladder": ladder})]
     ladder = _lookup_phrase("titles", folded)
-    if ladder and (nwords > 1 or low[0] in _ONE_WORD_TITLES):
+    if ladder and (nwords > 1 or low[0] in _ONE_WORD_TITLES) and not (honor and not words[0].isupper()):
+        # ("Ms Tanabe-Moore" is a woman, not "a master's degree"; "MS in Chemistry" is one)
         return [span("TITLE", 0.8, "lexicon:title", {"ladder": ladder})]
     # places: the whole chunk, or "Northern California"
     info = None
@@ -1966,8 +1996,10 @@ def _heading(text: str, s: Span) -> bool:
     a sentence is no heading ("with the ONCE professional cycling team")."""
     words = s.text.split()
     line = text[text.rfind("\n", 0, s.start) + 1:(text.find("\n", s.end) + 1 or len(text) + 1) - 1]
-    return s.type in ("ORG", "NAME", "PROPER") and bool(words) and re.fullmatch(r"[A-Z][A-Z \t]+", line.strip()) and all(
-        re.fullmatch(r"[A-Z]{4,}", w) and _zipf(w.lower()) >= RARE_ZIPF for w in words)
+    return s.type in ("ORG", "NAME", "PROPER") and bool(words) and re.fullmatch(r"[A-Z][A-Z \t]+", line.strip()) \
+        and not s.evidence.startswith("lexicon") and all(
+            re.fullmatch(r"[A-Z]{4,}", w) and _zipf(w.lower()) >= RARE_ZIPF and w not in lexicon()["acronyms"]
+            and place_info(w.title()) is None for w in words)
 
 
 def _dose(text: str, s: Span) -> bool:
@@ -2024,6 +2056,7 @@ def _vocatives(text: str, spans: list[Span]) -> list[Span]:
     Texas!": the gazetteer's town)."""
     return [Span(s.start, s.end, s.text, "PERSON", s.score, "cue:vocative", {})
             if s.type == "LOCATION" and " " not in s.text.strip() and text[max(0, s.start - 2):s.start] == ", "
+            and s.meta.get("kind") not in ("country", "admin1", "continent") and (s.meta.get("population") or 0) < 100_000
             and re.match(r"[!?]", text[s.end:s.end + 1]) else s for s in spans]
 
 
@@ -2078,12 +2111,14 @@ def _given_names_coordinated(text: str, spans: list[Span]) -> list[Span]:
             continue
         after = next((o for o in out if o.start > s.end and re.fullmatch(r"\s+(?:and|&)\s+", text[s.end:o.start])), None)
         before = next((o for o in out if o.end < s.start and re.fullmatch(r"\s*,?\s+(?:and|&)\s+", text[o.end:s.start])), None)
+        placed = re.search(r"\b(?:in|at|near|from|of|across|around)\s+$", text[max(0, s.start - 8):s.start], re.I)
+        if placed:
+            continue  # ("He lived in Florence and Percy Shelley" keeps its Florence)
         if fold(s.text.lower()) in first_names:
             named = any(o is not None and o.type == "PERSON" for o in (after, before))
         else:  # a given name the list lacks, before a couple's second given name and their surname
             words = after.text.split() if after is not None and after.type == "PERSON" else []
-            named = len(words) == 2 and fold(words[0].lower()) in first_names \
-                and not re.search(r"\b(?:in|at|near|from|of|across|around)\s+$", text[max(0, s.start - 8):s.start], re.I)
+            named = len(words) == 2 and fold(words[0].lower()) in first_names
         if named:
             out[k] = Span(s.start, s.end, s.text, "PERSON", s.score, "cue:given_name_joined", {})
     return out
@@ -2216,7 +2251,8 @@ def _award_names(text: str, spans: list[Span]) -> list[Span]:
         merged.append(Span(a, b, text[a:b], "NAME", 0.8, "shape:quoted_award", {}))
     for m in _OF_THE_YEAR.finditer(text):
         a, b = m.span()
-        if any(s.start < b and a < s.end and s.type == "PERSON" and not (a <= s.start and s.end <= b) or s.start < b and a < s.end and (s.start < a or s.end > b) for s in merged):
+        if any(s.start < b and a < s.end and ((s.type == "PERSON" and " of the " not in s.text) or s.start < a or s.end > b)
+               for s in merged):
             continue  # a name it cuts into is more of the honour's than it found ("the Pac-10 Conference Player of
             # the Year", "the Atlantic Coast Conference Men's Basketball Player of the Year"), or a person's
         merged = [s for s in merged if not (s.start < b and a < s.end)]
@@ -2434,7 +2470,8 @@ def _rare_names(text: str, doc, spans: list[Span]) -> list[Span]:
         if (d := re.match(r"Dear\s+", text[a:b])) and b - a > d.end():
             a += d.end()  # a letter's salutation is no part of the name ("Dear Councillor Okafor" stayed whole)
         titled = text[a:b].split()
-        if len(titled) >= 2 and titled[0].lower() in HONORIFICS | NAME_TITLES and titled[-1][:1].isupper():
+        if len(titled) >= 2 and (titled[0].lower() in HONORIFICS | NAME_TITLES or titled[0] in PERSON_TITLES) \
+                and titled[-1][:1].isupper():
             # a title before a rare name says a person ("Officer in Case: DC Imogen Falk" stayed as written)
             out.append(Span(a, b, text[a:b], "PERSON", 0.7, "honorific:rare_name", {"honorific": titled[0]}))
             continue

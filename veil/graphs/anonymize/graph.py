@@ -143,7 +143,7 @@ def budget_spent(state: AnonymizeState, cfg: AnonymizeConfig) -> bool:
 
 def decide(state: AnonymizeState, runtime: Runtime[AnonymizeContext]) -> Literal["optimize", "finish"]:
     cfg = runtime.context.config
-    if (state.get("iteration", 0) == 0 < cfg.max_iterations and runtime.context.engine.optimizer.edits_every_document
+    if (state.get("iteration", 0) == 0 < cfg.max_iterations and getattr(runtime.context.engine.optimizer, "edits_every_document", False)
             and not budget_spent(state, cfg)):
         return "optimize"  # the engine's policy applies whether or not the attacker wins against the original
     if targets_met(state, cfg):
