@@ -646,3 +646,12 @@ def test_what_the_everyday_rules_leave_alone(text, piece, kind):
 def test_an_honour_of_the_year_never_swallows_the_name_before_it():
     spans = find_spans("Time named Arthur Pennington Person of the Year in 1999.")
     assert not any(s.type == "AWARD" and "Pennington" in s.text for s in spans), spans
+
+
+@pytest.mark.parametrize("text, piece", [
+    ("It was meant to arrive on Tue 5 Sept but did not.", "on Tue 5 Sept"),  # ("arrive on September" was an output)
+    ("A Mass will be held on Thursday, October 10, at 10 a.m.", "on Thursday, October 10"),
+    ("On 11/14 she was admitted.", "On 11/14"),  # the preposition with it, any case: "In November she was admitted"
+])
+def test_a_weekday_and_a_preposition_go_with_their_date(text, piece):
+    assert any(s.type == "DATE" and s.text == piece for s in find_spans(text)), find_spans(text)

@@ -22,7 +22,8 @@ from functools import lru_cache
 from veil.agents.local.generalize import PSEUDONYM as _PSEUDONYM
 from veil.agents.local.retrieval import tokenize
 from veil.agents.local.spans import (_MONTH, LIFE_ABBREVIATED, LIFE_BRACKET, RE_DAY_MONTH_NUMERIC, RE_NUMERIC_DATE,
-                                     RE_NUMERIC_DATE_SHORT, RECORD_WORDS)
+                                     RE_NUMERIC_DATE_SHORT, RECORD_WORDS, _month_num, full_year, month_name,
+                                     numeric_month)
 
 _PLACEHOLDER = re.compile(r"\[[a-z ]+\]")
 
@@ -105,10 +106,6 @@ class TruthReport:
         return not self.violations and not self.label_injections
 
 
-_MONTH_NAMES = {m[:3].lower(): m for m in ("January February March April May June July August September October "
-                                           "November December").split()}
-
-
 def check(original: str, sanitized: str, *, label: str | None = None) -> TruthReport:
     """What ``sanitized`` adds to ``original`` and which of it no truthful generalization explains."""
     text = _PLACEHOLDER.sub(" ", _PSEUDONYM.sub(" ", sanitized or ""))
@@ -122,18 +119,13 @@ def check(original: str, sanitized: str, *, label: str | None = None) -> TruthRe
     numbers = [int(n) for n in re.findall(r"\d+", original or "") if len(n) <= 9]
     # what the span finder reads in the original's short forms: a two-digit year ("14/02/24": the 2020s) and an
     # abbreviated month ("Tue 5 Sept": September)
-    for m in RE_NUMERIC_DATE_SHORT.finditer(original or ""):
-        yy = int(m.group("yy"))
-        numbers.append(2000 + yy if yy <= 30 else 1900 + yy)
-    full = {t for m in re.finditer(_MONTH, original or "") for t in tokenize(_MONTH_NAMES.get(
-        m.group(0).lower().rstrip(".")[:3], ""))}
-    for rx in (RE_DAY_MONTH_NUMERIC, RE_NUMERIC_DATE, RE_NUMERIC_DATE_SHORT):  # ("on 11/14": November)
-        for m in rx.finditer(original or ""):
-            a, b = int(m.group("a")), int(m.group("b"))
-            month = b if a > 12 else a if b > 12 else None
-            if month and 1 <= month <= 12:
-                full |= set(tokenize(list(_MONTH_NAMES.values())[month - 1]))
-    added = [t for t in added if t not in full]
+    numbers += [full_year(int(m.group("yy"))) for m in RE_NUMERIC_DATE_SHORT.finditer(original or "")]
+    months = {_month_num(m.group(0)) for m in re.finditer(_MONTH, original or "")}
+    months |= {numeric_month(int(m.group("a")), int(m.group("b"))) for rx in (RE_DAY_MONTH_NUMERIC, RE_NUMERIC_DATE,
+                                                                              RE_NUMERIC_DATE_SHORT)
+               for m in rx.finditer(original or "")}  # ("on 11/14": November)
+    spelled = {t for n in months if n for t in tokenize(month_name(n))}
+    added = [t for t in added if t not in spelled]
     # a bound above an original number: "in the top 500" of "ranked no. 275"
     bounds = {m for m in re.findall(r"\btop (\d+)\b", text) if any(n <= int(m) for n in numbers)}
     return TruthReport(

@@ -445,13 +445,14 @@ _YEAR = r"(?:1\d{3}|20\d{2})"
 _DASH = r"\s*(?:–|—|-|to)\s*"
 _ON = r"(?:(?P<on>\bon)\s+)?"
 # a weekday before a date goes with it ("Since Saturday 9 November" read "Since Saturday November")
-_WEEKDAY = r"(?:\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday),?\s+)?"
+_WEEKDAY = (r"(?:\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)"
+            r"\.?,?\s+(?=\d|[A-Z][a-z]{2}))?")  # (abbreviated: "arrive on Tue 5 Sept" read "arrive on September")
 RE_DMY = re.compile(_ON + _WEEKDAY + rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:\s*(?:and|&|to|[–-])\s*\d{{1,2}}(?:st|nd|rd|th)?)?"
                     rf"\s+(?:of\s+)?(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
 RE_MDY = re.compile(_ON + _WEEKDAY + rf"\b(?P<m>{_MONTH})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(?P<y>{_YEAR})\b")
 RE_ISO = re.compile(_ON + rf"\b(?P<y>{_YEAR})-(?P<mm>0[1-9]|1[0-2])-(?P<d>[0-3]\d)\b")
 RE_NUMERIC_DATE_SHORT = re.compile(_ON + _WEEKDAY + r"(?<![\d/.])\b(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)/(?P<yy>\d\d)\b(?![/.]?\d)")
-RE_DAY_MONTH_NUMERIC = re.compile(r"\b(?:on|by|before|after|until|till|from)\s+(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)\b(?![/.]?\d)")
+RE_DAY_MONTH_NUMERIC = re.compile(r"\b(?i:on|by|before|after|until|till|from)\s+(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)\b(?![/.]?\d)")
 # "02/17/2024", "17.02.2024": which number is the month is known only where one is over 12
 RE_NUMERIC_DATE = re.compile(_ON + _WEEKDAY + rf"(?<![\d/.])\b(?P<a>[0-3]?\d)(?P<sep>[/.])(?P<b>[0-3]?\d)(?P=sep)(?P<y>{_YEAR})\b(?![/.]?\d)")
 RE_MY = re.compile(rf"\b(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
@@ -611,6 +612,24 @@ def _month_num(m: str) -> int:
     return lexicon()["months"][m.lower().rstrip(".")]
 
 
+def month_name(n: int) -> str:
+    """The month's name ("September" for 9; the lexicon's longest spelling)."""
+    return max((k for k, v in lexicon()["months"].items() if v == n), key=len).capitalize()
+
+
+def numeric_month(a: int, b: int) -> int | None:
+    """Which of a numeric date's first two numbers is the month ("17/02" -> 2, "11/14" -> 11): known only
+    where the other is over 12 (and at most 31); None otherwise."""
+    if not (1 <= a <= 31 and 1 <= b <= 31):
+        return None
+    return b if a > 12 and b <= 12 else a if b > 12 and a <= 12 else None
+
+
+def full_year(yy: int) -> int:
+    """A two-digit year, in the nearer century ("24" -> 2024, "79" -> 1979)."""
+    return 2000 + yy if yy <= 30 else 1900 + yy
+
+
 def _date_meta(text: str, start: int) -> dict:
     before = text[max(0, start - 12):start].lower()
     meta = {}
@@ -764,39 +783,31 @@ def _regex_spans(text: str) -> list[Span]:
                     "on": bool(m.group("on"))}
             meta.update(_date_meta(text, m.start()))
             add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, f"regex:date_{kind}", meta))
-    for m in RE_NUMERIC_DATE_SHORT.finditer(text):
-        # "on 14/02/24": a two-digit year (slashes only: "1.2.3" is a version), the century the nearer one
-        a, b, yy = int(m.group("a")), int(m.group("b")), int(m.group("yy"))
-        if not (1 <= a <= 31 and 1 <= b <= 31 and min(a, b) <= 12):
-            continue
-        month = b if a > 12 else a if b > 12 else None
-        meta = {"year": 2000 + yy if yy <= 30 else 1900 + yy, "granularity": "day" if month else "month",
-                "on": bool(m.group("on"))}
-        if month:
-            meta.update(month=month, day=a if month == b else b)
-        meta.update(_date_meta(text, m.start()))
-        add(Span(m.start(), m.end(), m.group(0), "DATE", 0.9, "regex:date_numeric_short", meta))
     for m in RE_DAY_MONTH_NUMERIC.finditer(text):
         # "away at Alhambra-Union on 25/5", "reduced by 30/09": a day of a month, after a preposition, where
         # one number is over 12 (never a fraction: "3/4 of the vote")
         a, b = int(m.group("a")), int(m.group("b"))
-        if not (1 <= a <= 31 and 1 <= b <= 31 and max(a, b) > 12 and min(a, b) <= 12):
+        if (month := numeric_month(a, b)) is None:
             continue
-        month, day = (b, a) if a > 12 else (a, b)
+        day = a + b - month
         on = m.group(0)[:2].lower() == "on"  # "on 11/14" -> "in November" ("on November" was an output)
         start = m.start() if on else m.start("a")
         add(Span(start, m.end(), text[start:m.end()], "DATE", 0.8, "regex:day_month_numeric",
                  {"month": month, "day": day, "granularity": "day_no_year", "on": on}))
-    for m in RE_NUMERIC_DATE.finditer(text):
-        a, b = int(m.group("a")), int(m.group("b"))
-        if not (1 <= a <= 31 and 1 <= b <= 31 and min(a, b) <= 12):
-            continue
-        month = b if a > 12 else a if b > 12 else None
-        meta = {"year": int(m.group("y")), "granularity": "day" if month else "month", "on": bool(m.group("on"))}
-        if month:
-            meta.update(month=month, day=a if month == b else b)
-        meta.update(_date_meta(text, m.start()))
-        add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, "regex:date_numeric", meta))
+    for rx in (RE_NUMERIC_DATE, RE_NUMERIC_DATE_SHORT):
+        # "02/17/2024", "on 14/02/24" (a two-digit year: slashes only, "1.2.3" is a version): the month is said
+        # where one number is over 12, else only the year
+        for m in rx.finditer(text):
+            a, b = int(m.group("a")), int(m.group("b"))
+            if not (1 <= a <= 31 and 1 <= b <= 31 and min(a, b) <= 12):
+                continue
+            month = numeric_month(a, b)
+            year = int(m.group("y")) if "y" in rx.groupindex else full_year(int(m.group("yy")))
+            meta = {"year": year, "granularity": "day" if month else "month", "on": bool(m.group("on"))}
+            if month:
+                meta.update(month=month, day=a + b - month)
+            meta.update(_date_meta(text, m.start()))
+            add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, f"regex:{'date_numeric' if 'y' in rx.groupindex else 'date_numeric_short'}", meta))
     for m in _MEASURE.finditer(text):
         # a body's height or weight: a measurement of one person; its phrase goes ("A right-hander, he weighed 195
         # pounds (88 kg)." and "6'4\" (1.93 m)" stayed as written)
