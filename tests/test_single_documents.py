@@ -26,10 +26,9 @@ from veil.evals.truthfulness import check
 HELDOUT = [json.loads(line) for line in (Path(__file__).parent / "data" / "single_documents_heldout.jsonl")
            .read_text().splitlines() if line.strip()]
 
-# known misses of the third set (issue 8's notes): a nickname alone that opens its sentences ("Eli first played"),
-# a Canadian postcode after its province ("Manitoba R6M 1A2"), a pet's quoted name after "Patient:"
-KNOWN_MISSES = {("heldout3-church-newsletter-item", "Eli"), ("heldout3-church-newsletter-item", "R6M 1A2"),
-                ("heldout3-veterinary-record", "Biscuit")}
+# none left: the third set's three ("Eli first played" after 'Elijah "Eli" Farnsworth', "Manitoba R6M 1A2",
+# 'Patient: "Biscuit"') were found in the twenty-first session
+KNOWN_MISSES: set[tuple[str, str]] = set()
 
 
 def _run(texts: list[tuple[str, str]]):
@@ -47,8 +46,7 @@ def test_held_out_documents_lose_their_direct_identifiers_and_read_true():
         out = res.anonymized_text or ""
         assert res.status == "done", res.error
         # no population to attack with: never "protected"; and the policy ran (no original handed back)
-        # (re-identified where a known miss is a name still written)
-        assert res.privacy_status in ("unverified", "re-identified"), (rec["id"], res.privacy_status)
+        assert res.privacy_status == "unverified", (rec["id"], res.privacy_status)
         assert out.strip() != rec["text"].strip(), rec["id"]
         missed += [(rec["id"], i) for i in rec["identifiers"] if i in out]
         broken += [(rec["id"], s) for s, _ in nlp.check_text(out, rec["text"])]
@@ -67,3 +65,22 @@ def test_a_document_the_attacker_cannot_place_still_gets_the_policy():
     (res,) = _run([("d", "I was born in 1951 in Rutland.")])
     assert "1951" not in res.anonymized_text and "the 1950s" in res.anonymized_text
     assert res.privacy_status == "unverified" and res.iterations >= 1
+
+
+def test_a_nickname_a_name_field_a_postcode_and_a_number_label():
+    # the third held-out set's misses, and the damage around them: "Eli first played" after
+    # 'Elijah "Eli" Farnsworth'; 'Patient: "Biscuit"' (a pet's everyday word); "Manitoba R6M 1A2" (the
+    # province went to the place before it and the postcode stayed); "or phone Ruth-Anne" read "or a phone";
+    # "Account no. [id]." split after "no." and its placeholder sentence deleted ("Account no. Estimate")
+    church, vet = _run([
+        ("c", 'Congratulations to Brother Elijah "Eli" Farnsworth, our organist since 1973. Eli first played for us '
+              "aged sixteen. Cards can be mailed to 1187 Prairie Rose Road, Morden, Manitoba R6M 1A2, or phone "
+              "Ruth-Anne at 204-822-4417."),
+        ("v", 'Patient: "Biscuit", 9-year-old neutered male sheepdog. Biscuit won Best of Breed at Crufts in 2019. '
+              "Account no. VET-30417. Estimate £3,200."),
+    ])
+    out = church.anonymized_text
+    assert "Eli " not in out and "Farnsworth" not in out and "R6M" not in out and "1A2" not in out, out
+    assert "a phone" not in out and "Ruth-Anne" not in out and "4417" not in out, out
+    out = vet.anonymized_text
+    assert "Biscuit" not in out and "VET-30417" not in out and "Account no. [id]." in out, out

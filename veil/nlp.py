@@ -233,6 +233,10 @@ def _boundaries(doc):
         elif tok.is_alpha and tok.is_lower and re.fullmatch(r"\d{4}", prev.text) and prev.i > 0 \
                 and prev.nbor(-1).text in (".", "!", "?"):
             tok.is_sent_start = False  # "in 1992. 1995 | she was ranked": the writer's bare year opens the sentence
+        elif (prev.lower_ in ("no.", "nos.") or (prev.text == "." and prev.i > 0 and prev.nbor(-1).lower_ in ("no", "nos")
+                                                  and not prev.nbor(-1).whitespace_)) \
+                and (any(c.isdigit() for c in tok.text) or tok.text == "[" or tok.text.isupper()):
+            tok.is_sent_start = False  # "Account no. | VET-30417.": a number's abbreviation ("no." ended a sentence)
         elif tok.is_alpha and tok.text.istitle() and prev.is_digit and prev.i > 0 and prev.nbor(-1).is_alpha \
                 and prev.nbor(-1).text.istitle() and prev.whitespace_:
             tok.is_sent_start = False  # "Asteroid 335 | Roberta is named in his honour": a name's number runs on

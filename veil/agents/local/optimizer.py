@@ -1637,6 +1637,10 @@ _NEXT_WORD = re.compile(r"\s*(\S*)")
 # verbs the parse may take for an adjective before a role noun ("His daughter Sheila married jockey X");
 # a participle that is one ("his noted colleague X", "Oscar nominated director X") is no verb
 _VERBS_BEFORE_A_ROLE = frozenset("married wed divorced joined hired signed defeated beat succeeded replaced".split())
+# verbs of reaching someone that the parse reads as a noun before a name ("or phone Ruth-Anne at ..." read
+# "or a phone"): no role. A list, not a lexical resource: the model has no noun senses (WordNet's data
+# would be a download)
+_CONTACT_VERBS = frozenset("phone call ring text email e-mail message contact thank ask tell visit meet join".split())
 
 
 def _role_before(s: Span, doc) -> tuple[int, bool] | None:
@@ -1650,7 +1654,7 @@ def _role_before(s: Span, doc) -> tuple[int, bool] | None:
     while k >= 0 and doc[k].pos_ == "NOUN" and doc[k].text.isalpha() and doc[k].text.islower():
         chain.insert(0, doc[k])
         k -= 1
-    if not chain or chain[-1].tag_ != "NN":
+    if not chain or chain[-1].tag_ != "NN" or (len(chain) == 1 and chain[0].lower_ in _CONTACT_VERBS):
         return None
     inside = range(toks[0].i, toks[-1].i + 1)
     last = chain[-1]
@@ -2022,7 +2026,10 @@ def role_of(s: Span, doc) -> str | None:
 def _with_compounds(s: Span, doc) -> Span:
     """A name's proper-noun modifiers belong to it ("Summer" + "Olympics", "Salyut 6" +
     "EO-1"): a kind phrase must replace them with it, not leave "the Summer an event"."""
-    if s.type in ("PERSON", "DATE", "YEAR", "DECADE", "DOB", "NUMBER", "MONEY", "AGE", "GENDERED", "NATIONALITY"):
+    if s.type in ("PERSON", "DATE", "YEAR", "DECADE", "DOB", "NUMBER", "MONEY", "AGE", "GENDERED", "NATIONALITY") \
+            or s.type in LANGUAGE_INDEPENDENT:
+        # (a direct identifier is its own shape: "Manitoba R6M 1A2" took the province out of the place
+        # before it, whose generalization then lost to the address and left the postcode written)
         return s
     head, toks = _span_head(s, doc)
     if head is None:

@@ -1984,7 +1984,7 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     spans = _age_group_names(text, spans)
     spans = _kin_names(text, spans)
     spans = _self_named(text, _vocatives(text, _initials_of_a_person(text, _possessive_shops(text, spans))))
-    spans = _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(text, spans)))
+    spans = _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(text, _field_names(text, spans))))
     spans = [s for s in spans if not _field_of_study(text, s) and not _dose(text, s) and not _heading(text, s)]
     return tuple(race_names(text, _namesakes_chosen(_same_place(_one_name_with_and(text, spans)))))
 
@@ -2084,12 +2084,39 @@ def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
     name). Not a place's name ("Jordan", "Georgia"), not where another span stands."""
     out = list(spans)
     for s in spans:
-        w = s.text.strip()
-        if s.type not in ("PERSON", "ORG") or not re.fullmatch(r"[A-Z][a-z]{2,}", w) or place_info(w) is not None:
+        if s.type not in ("PERSON", "ORG"):
             continue
-        for m in re.finditer(rf"(?<![\w'’-]){re.escape(w)}(?![\w'’-])", text):
-            if not any(o.start < m.end() and m.start() < o.end for o in out):
-                out.append(Span(m.start(), m.end(), w, s.type, s.score, s.evidence + "+again", dict(s.meta)))
+        # a person's nickname in quotes said again alone ('Brother Elijah "Eli" Farnsworth ... Eli first
+        # played for us' kept the second)
+        nick = [m.group(1) for m in _QUOTED_NICKNAME.finditer(s.text)] if s.type == "PERSON" else []
+        for w in [s.text.strip()] + nick:
+            if not re.fullmatch(r"[A-Z][a-z]{2,}", w) or place_info(w) is not None:
+                continue
+            for m in re.finditer(rf"(?<![\w'’-]){re.escape(w)}(?![\w'’-])", text):
+                if not any(o.start < m.end() and m.start() < o.end for o in out):
+                    out.append(Span(m.start(), m.end(), w, s.type, s.score, s.evidence + "+again", dict(s.meta)))
+    return sorted(out, key=lambda s: s.start)
+
+
+_QUOTED_NICKNAME = re.compile(r"[\"“‘']([A-Z][a-z]{2,})[\"”’']")
+# a form's field that holds a name ("Patient: \"Biscuit\"", "Owner: Mrs. X"): the value is someone's name,
+# whatever the NER made of it (a pet's everyday word "Biscuit" was kept as a name of no known kind)
+_NAME_FIELD = re.compile(r"(?:^|(?<=[\n.;|]))[ \t]*(?:Patient|Pet|Animal|Name|Full name|Owner|Client|Resident|Tenant|"
+                         r"Child|Pupil|Student|Applicant|Employee|Member|Customer|Guest|Caller|Complainant)"
+                         r"(?:'s name)?\s*:[ \t]*(?!(?:Mrs?|Ms|Miss|Mx|Dr|Prof)\b)(\"{n}\"|“{n}”|{n})(?=\s*[,.;\n(]|\s*$)".format(n=r"[A-Z][a-z'’-]+(?:[ \t]+[A-Z][a-z'’-]+){0,3}"))
+
+
+def _field_names(text: str, spans: list[Span]) -> list[Span]:
+    """The value of a form's name field (``_NAME_FIELD``) is a person's name (a pet's too: it names its
+    owner's household as well); a span the NER gave it of another kind gives way."""
+    out = list(spans)
+    for m in _NAME_FIELD.finditer(text):
+        a, b = m.span(1)
+        inside = [o for o in out if o.start < b and a < o.end]
+        if any(o.type == "PERSON" or o.type in DIRECT_TYPES for o in inside) or any(o.start < a - 1 or o.end > b + 1 for o in inside):
+            continue  # (already a person's; or a span reaching past the value, which knows better)
+        out = [o for o in out if o not in inside]
+        out.append(Span(a, b, text[a:b], "PERSON", 0.8, "cue:name_field", {}))
     return sorted(out, key=lambda s: s.start)
 
 
@@ -2652,7 +2679,15 @@ def _nicknames(text: str) -> list[Span]:
             continue
         start = m.start("n")
         out.append(Span(start, start + len(name), name, "PERSON", 0.7, "cue:nickname", {"nickname": True}))
+    for m in _NICKNAME_INSIDE.finditer(text):
+        if place_info(m.group(1)) is None:
+            out.append(Span(m.start(), m.end(), m.group(0), "PERSON", 0.85, "cue:nickname_inside", {}))
     return out
+
+
+# a given name, a nickname in quotes, a surname: 'Elijah "Eli" Farnsworth', 'Jacques \"Toto\" Brugnon' (the
+# NER found the surname alone; the nickname said again alone later is the same person's: _same_name_again)
+_NICKNAME_INSIDE = re.compile(r"\b([A-Z][a-z]+)\s+\\?[\"“]([A-Z][a-z]+)\\?[\"”]\s+([A-Z][\w'’-]*[a-z])\b")
 
 
 def deny_spans(text: str, deny: Iterable[str]) -> list[Span]:
