@@ -1557,6 +1557,18 @@ def test_subject_becomes_the_pronoun_the_text_uses(engine):
     ("Pauline Bewick is an Irish artist. A prolific artist, Bewick paints in oil, sculpts, and works with cloth. "
      "She won and her team won.", "Pauline Bewick",
      "She is an Irish artist. A prolific artist, she paints in oil, sculpts, and works with cloth."),
+    # a quoted name of no kind the text says goes with the apposition it stands in, and what the parse hung on
+    # the noun after it ("a French tennis player, one of the \"Four Musketeers\" from Europe" was an output;
+    # deleting the apposition alone left "a French tennis player, from France who dominated")
+    ('Jacques \\"Toto\\" Brugnon was a French tennis player, one of the famous \\"Four Musketeers\\" from France who '
+     "dominated tennis in the late 1920s. He won and his team won.", "Jacques Brugnon",
+     "He was a French tennis player. He won"),
+    # a quoted name modifying a noun goes ("inventor of the ‘Rocket’ life-saving apparatus" stayed); a date
+    # before a dash starts a range ("(– the 1850s)" was an output); "MP" is an office, "Davies Gilbert" one name
+    # ("his local an organization, Davies Person F" was an output)
+    ("Henry Trengrouse (18 March 1772 – 14 February 1854) was an inventor of the ‘Rocket’ life-saving apparatus. "
+     "He persuaded his local MP, Davies Gilbert, to work for a change in the law. He won and his team won.", None,
+     "Person A (1770s–1850s) was an inventor of the life-saving apparatus. He persuaded his local MP"),
     ("Jesús Rosendo Prado is a Spanish road bicycle racer. In 2011 due to a strong ride in a breakaway in Stage 2 "
      "of the Vuelta Rosendo wore the white jersey for one day. He won and his team won.", "Jesús Rosendo",
      "He is a Spanish road bicycle racer. In the 2010s due to a strong ride in a breakaway in Stage 2 of the Vuelta "

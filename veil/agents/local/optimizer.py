@@ -1946,6 +1946,9 @@ def role_of(s: Span, doc) -> str | None:
     head, toks = _first_head(s, doc)
     if head is None:
         return None
+    if head.is_punct and (word := next((t for t in toks if not t.is_punct and t.head.i not in range(toks[0].i, toks[-1].i + 1)),
+                                       None)) is not None:
+        head = word  # a quoted name's own word, not its quote mark ("the ‘Rocket’ life-saving apparatus": a modifier)
     first = toks[0]
     prev = doc[first.i - 1] if first.i > 0 else None
     while head.dep_ == "conj" and head.head.i < head.i:
@@ -1954,7 +1957,10 @@ def role_of(s: Span, doc) -> str | None:
     if head.dep_ in mod_deps and head.head.i > toks[-1].i and head.head.pos_ in (
             ("NOUN",) if s.type == "PERSON" else ("NOUN", "PROPN")) and not (
             s.type in ("DATE", "YEAR", "DECADE") and prev is not None and prev.pos_ == "ADP" and head.head.pos_ == "PROPN"
-            and head.head.ent_type_ in ("", "PERSON")):
+            and head.head.ent_type_ in ("", "PERSON")) and not (
+            s.type in ("DATE", "YEAR", "DECADE") and toks[-1].i + 1 < len(doc) and doc[toks[-1].i + 1].text in ("–", "-", "—")):
+        # (a date before a dash starts a range, whatever the parse hung it on: "Henry Trengrouse (18 March 1772 –
+        # 14 February 1854) inventor of ..." read "(– the 1850s)")
         # (a year right after a preposition is its object, whatever the parse hung it on, before a
         # person's name: "In 1950 de Groot came"; "in 1996 Summer Olympics" stays a modifier)
         return "modifier"  # (a person's name before a proper noun is more of the name: "Jesús Rosendo Prado")

@@ -1976,6 +1976,7 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     candidates += _work_titles(text)
     candidates += _lexicon_events(text)
     candidates += _nicknames(text)
+    candidates += _quoted_names(text)
     # a direct identifier (contact, id, address, date of birth) wins over any span it overlaps
     direct = [s for s in candidates if s.type in DIRECT_TYPES]
     candidates = [s for s in candidates if s.type in DIRECT_TYPES
@@ -1984,6 +1985,7 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     spans = _age_group_names(text, spans)
     spans = _kin_names(text, spans)
     spans = _self_named(text, _vocatives(text, _initials_of_a_person(text, _possessive_shops(text, spans))))
+    spans = _names_run_left(doc, [s for s in spans if not (s.type == "ORG" and s.text in _ROLE_ACRONYMS)])
     spans = _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(text, _field_names(text, spans))))
     spans = [s for s in spans if not _field_of_study(text, s) and not _dose(text, s) and not _heading(text, s)]
     return tuple(race_names(text, _namesakes_chosen(_same_place(_one_name_with_and(text, spans)))))
@@ -2104,6 +2106,44 @@ _QUOTED_NICKNAME = re.compile(r"[\"“‘']([A-Z][a-z]{2,})[\"”’']")
 _NAME_FIELD = re.compile(r"(?:^|(?<=[\n.;|]))[ \t]*(?:Patient|Pet|Animal|Name|Full name|Owner|Client|Resident|Tenant|"
                          r"Child|Pupil|Student|Applicant|Employee|Member|Customer|Guest|Caller|Complainant)"
                          r"(?:'s name)?\s*:[ \t]*(?!(?:Mrs?|Ms|Miss|Mx|Dr|Prof)\b)(\"{n}\"|“{n}”|{n})(?=\s*[,.;\n(]|\s*$)".format(n=r"[A-Z][a-z'’-]+(?:[ \t]+[A-Z][a-z'’-]+){0,3}"))
+
+
+# offices a person holds, written as letters, that the NER reads as organisations ("his local MP, Davies
+# Gilbert" read "his local an organization"): a role noun, which names no one
+_ROLE_ACRONYMS = frozenset("MP MPs MEP MSP MLA MPP TD CEO CFO CTO COO GP QC KC JP DA".split())
+
+
+def _names_run_left(doc, spans: list[Span]) -> list[Span]:
+    """A person's name takes the capitalised proper nouns the parse made part of it, before where the NER
+    began it ("MP, Davies Gilbert": the NER's "Gilbert" left "Davies Person F"; not another name's word after
+    its article, "of the Vuelta Rosendo"); a name its capitalised
+    number ("the Four Musketeers")."""
+    if doc is None:
+        return spans
+    out = []
+    for s in spans:
+        if s.type == "PERSON":
+            span = doc.char_span(s.start, s.end, alignment_mode="expand")
+            i = span.start if span is not None else None
+            inside = range(i, span.end) if span is not None else range(0)
+            while i is not None and i > 0 and (t := doc[i - 1]).pos_ == "PROPN" and t.dep_ == "compound" \
+                    and t.head.i in inside and t.text.istitle() and t.text.isalpha() and not t.is_sent_start \
+                    and (fold(t.lower_) in lexicon()["first_names"] or _zipf(t.lower_) < 4.0) \
+                    and (t.i == 0 or doc[t.i - 1].pos_ not in ("DET", "ADP", "PROPN", "NUM")) \
+                    and t.ent_type_ in ("", "PERSON") and not any(o.start < t.idx + len(t.text) and t.idx < o.end for o in spans):
+                i -= 1
+            if i is not None and span is not None and i < span.start:
+                a = doc[i].idx
+                s = Span(a, s.end, doc.text[a:s.end], s.type, s.score, s.evidence + "+left", dict(s.meta))
+        elif s.type in ("NAME", "ORG") and (m := _NUMBER_IN_NAME.search(doc.text, max(0, s.start - 12), s.start)) \
+                and not any(o.end > m.start() and o.start < s.start for o in spans if o is not s):
+            # "the famous Four Musketeers team": the name's number is the name's ("the famous Four team" was an output)
+            s = Span(m.start(), s.end, doc.text[m.start():s.end], s.type, s.score, s.evidence + "+number", dict(s.meta))
+        out.append(s)
+    return out
+
+
+_NUMBER_IN_NAME = re.compile(r"(?<=[a-z,;] )(?:Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Eleven|Twelve|Big) $")
 
 
 def _field_names(text: str, spans: list[Span]) -> list[Span]:
@@ -2682,6 +2722,25 @@ def _nicknames(text: str) -> list[Span]:
     for m in _NICKNAME_INSIDE.finditer(text):
         if place_info(m.group(1)) is None:
             out.append(Span(m.start(), m.end(), m.group(0), "PERSON", 0.85, "cue:nickname_inside", {}))
+    return out
+
+
+# a name in quotes, one to four capitalised words and nothing else ("the ‘Rocket’ life-saving apparatus",
+# 'the famous "Four Musketeers"'): a name the writer marked as one, of no kind the text says
+_QUOTED_NAME = re.compile(r"(?<![\w’'])(?:\\?\"|“|‘|')(?P<n>[A-Z][\w’'-]*[\w](?: (?:of |the |and |& )?[A-Z][\w’'-]*[\w]){0,3})"
+                          r"(?:\\?\"|”|’|')(?![\w’'])")
+
+
+def _quoted_names(text: str) -> list[Span]:
+    """Names in quotes (``_QUOTED_NAME``), not a sentence's first words (a quoted line of speech) and not
+    a quote's only word where it is an everyday one ('"Yes"', '"Hello"')."""
+    out = []
+    for m in _QUOTED_NAME.finditer(text):
+        words = m.group("n").split()
+        if len(words) == 1 and (words[0].lower() in STOP_WORDS or words[0].lower() in lexicon()["months_set"]
+                                or _zipf(words[0].lower()) >= 5.0):
+            continue
+        out.append(Span(m.start(), m.end(), m.group(0), "NAME", 0.55, "shape:quoted_name", {}))
     return out
 
 

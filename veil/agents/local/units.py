@@ -474,7 +474,25 @@ def _dependent(tok, sent) -> Constituent | None:
             (right.dep_ == "cc" and doc[right.i + 1].i not in inside)
             or (right.text == "," and not any(t.text == "," for t in doc[left.i:right.i]))):
         right = doc[right.i - 1]
+    own = None  # the apposition's own length, where it takes what the parse hung on its noun after it
+    if dep == "appos" and left.i > sent.start and doc[left.i - 1].text == "," and tok.head.i < left.i:
+        # what follows an apposition set off at the end of its noun's phrase is the apposition's, whatever the
+        # parse hung it on (", one of the famous Four Musketeers | from France who dominated tennis ...": its
+        # loss left "a French tennis player, from France who dominated")
+        k = right.i + 1
+        while k < sent.end and doc[k].is_punct and doc[k].text in ('"', "”", "’"):
+            k += 1
+        edge = tok.head.right_edge
+        if k < sent.end and doc[k].head.i == tok.head.i and doc[k].dep_ in ("prep", "relcl", "acl") \
+                and edge.i > right.i and (edge.i + 1 >= sent.end or doc[edge.i + 1].is_punct and doc[edge.i + 1].text in ".;!?"):
+            # (counted as the apposition alone: MAX_DROP_TOKENS bounds what the writer set off)
+            own, right = right.i - left.i + 1, edge
     start, end = _char(left)[0], _char(right)[1]
+    seg, rest = nlp.text_of(doc)[start:end], nlp.text_of(doc)[end:end + 1]
+    if (seg.count('"') % 2 == 1 and rest == '"') or (seg.count("“") > seg.count("”") and rest == "”"):
+        # a quote opened inside the phrase closes right after it, where the parse hung it on the noun before
+        # (", one of the famous "Four Musketeers" from France": no unit, its loss left a quote alone)
+        end += 1
     if dep == "amod" and ((right.i + 1 < len(doc) and doc[right.i + 1].text in ("-", "–", "/"))
                           or (left.i > 0 and doc[left.i - 1].text in ("-", "–", "/"))):
         return None  # one half of "Greek - German" ("a professional - German footballer" was an output)
@@ -482,7 +500,7 @@ def _dependent(tok, sent) -> Constituent | None:
     if text[start - 1:start] == "-" or text[end:end + 1] == "-":
         return None  # inside a hyphenated compound: "editor-in-chief" -> "editor-", "pound-for-pound" -> "pound-"
     pieces: list[Piece] = []
-    n = right.i - left.i + 1
+    n = own or right.i - left.i + 1
     before = doc[left.i - 1] if left.i - 1 >= sent.start else None
     after = doc[right.i + 1] if right.i + 1 < sent.end else None
     if after is not None and after.pos_ in ("VERB", "AUX") and right.pos_ in ("NOUN", "PROPN", "PRON") and not any(
