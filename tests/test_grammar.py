@@ -3235,3 +3235,22 @@ def test_a_lists_and_goes_back_where_its_last_items_went(sentence, deleted, expe
     reps += _and_given_back(reps, list_marks(sent))
     reps.sort(key=lambda x: (-x[0], x[1].type != "UNIT"))
     assert tidy(apply(sentence, [(s, r) for _, s, r in reps])) == expected
+
+
+@pytest.mark.parametrize("text, present, absent", [
+    # a sum before its noun reads as its count of figures ("a tens of thousands of dollars raise" was an output)
+    ("Hank Greenberg was a baseball player. In 1947 he signed a contract with a $40,000 raise. He won and his team won.",
+     "a five-figure raise", "$40,000"),
+    # after its own article and adjective, the kind noun ("to a record a hundred thousand dollars" was an output)
+    ("Hank Greenberg was a baseball player. He got a raise to a record $100,000. He won and his team won.",
+     "to a record sum", "100,000"),
+    # a decimal's point keeps its space ("a batting average over.300" was an output)
+    ("Hank Greenberg was a baseball player. He had a batting average over .300 in eight seasons. He won and his team "
+     "won.", "over .300", "over.300"),
+    # a city modifying a noun after "the" is a city ("on the Detroit team" stayed)
+    ("Hank Greenberg was a baseball player. He played twelve seasons in the major leagues on the Detroit team. He won "
+     "and his team won.", "He played twelve seasons", "Detroit"),
+])
+def test_sums_decimals_and_a_citys_team(engine, text, present, absent):
+    out = anonymize(engine, text, name="Hank Greenberg")
+    assert present in out and absent not in out, out

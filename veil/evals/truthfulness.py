@@ -35,7 +35,7 @@ some several many multiple end start dozen dozens hundred hundreds thousand thou
 twenties thirties forties fifties sixties seventies eighties nineties teens adult child young old older year years
 few couple number numbers sum money amount place places country countries region person people organization organizations
 institution institutions event events award awards prize prizes title titles work works product products law
-two three four five themselves teenager teenagers something large dollars dollar pounds pound euros euro yen francs rupees
+two three four five six seven eight nine figure themselves teenager teenagers something large dollars dollar pounds pound euros euro yen francs rupees
 date dates day days month months season seasons city cities continent id email phone url redacted address he she him her his hers they them their theirs
 top world childhood adolescence adulthood horse
 another someone opponent

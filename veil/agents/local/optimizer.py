@@ -52,7 +52,7 @@ from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
 
 _WS = re.compile(r"[ \t]{2,}")
-_SPACE_PUNCT = re.compile(r"\s+([,.;:!?)])")
+_SPACE_PUNCT = re.compile(r"\s+([,.;:!?)])(?!(?<=\.)\d)")  # (not a decimal's point: "over .300")
 _DOUBLE_PUNCT = re.compile(r"([,;:])\s*([,.;:!?])")
 _OPEN_PAREN_SPACE = re.compile(r"\(\s+")
 _PERIOD = r"(?:\d{3}0s|\d{1,2}(?:st|nd|rd|th) century)"
@@ -900,11 +900,23 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
         if s.end > sents[si][1]:  # "Colleen R." split after "R.": the span stays in its sentence
             s = Span(s.start, sents[si][1], text[s.start:sents[si][1]], s.type, s.score, s.evidence, s.meta)
         s = _with_slot(s, doc)
+        if (cut := min((d.start for d in spans if d.type in LANGUAGE_INDEPENDENT and s.start < d.start < s.end), default=None)) \
+                is not None and text[s.start:cut].strip(" ,"):
+            # what the slot took never runs into a direct identifier ("Regina, SK | S4P 2L4" took "S4P", and
+            # the address's "2L4" was left written)
+            s = Span(s.start, s.start + len(text[s.start:cut].rstrip(" ,")), text[s.start:cut].rstrip(" ,"), s.type,
+                     s.score, s.evidence, s.meta)
         if s.type == "PERSON" and subject.role and s.meta.get("slot") and role_said_beside(text, s.start, s.end, subject.role, sents[si]):
             # "The chef is a German chef" was an output: where the sentence itself gives the role,
             # the mention becomes "this person" (Person reads the flag)
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role_said": True})
         d = policy.decide(s, ctx, subject)
+        if s.type == "MONEY" and d.replacement and not d.replacement.endswith("-figure") \
+                and (m := _ARTICLE_BEFORE.search(text, max(0, s.start - 30), s.start)) \
+                and not any(w in lexicon()["preps"] for w in m.group(1).split()):
+            # "to a record $100,000": its own article stays, and only the kind noun reads after it ("to a record
+            # a hundred thousand dollars" was an output)
+            d = dataclasses.replace(d, replacement="sum", ladder=(), reason=d.reason + "; after its article, its kind noun")
         if s.meta.get("verb_tail") and d.replacement in _PRONOUNS:
             end, verb = s.meta["verb_tail"]
             s = Span(s.start, end, text[s.start:end], s.type, s.score, s.evidence, s.meta)
@@ -1643,6 +1655,10 @@ _VERBS_BEFORE_A_ROLE = frozenset("married wed divorced joined hired signed defea
 _CONTACT_VERBS = frozenset("phone call ring text email e-mail message contact thank ask tell visit meet join".split())
 
 
+# an article and at most two lower-case words before a span ("to a record $100,000", "a mere $300")
+_ARTICLE_BEFORE = re.compile(r"(?<![\w-])[Aa]n?\s+((?:[a-z][a-z-]*\s+){0,2})$")
+
+
 def _role_before(s: Span, doc) -> tuple[int, bool] | None:
     """Where the singular role noun right before a person's name starts ("photographer" of
     "photographer Glen Fishback", "genre painter" of "the genre painter Sydney Hall"), and whether
@@ -1953,7 +1969,7 @@ def role_of(s: Span, doc) -> str | None:
     prev = doc[first.i - 1] if first.i > 0 else None
     while head.dep_ == "conj" and head.head.i < head.i:
         head = head.head
-    mod_deps = ("compound", "amod", "nmod", "nummod") if s.type in ("DATE", "YEAR", "DECADE") else ("compound", "amod", "nmod")
+    mod_deps = ("compound", "amod", "nmod", "nummod") if s.type in ("DATE", "YEAR", "DECADE", "MONEY") else ("compound", "amod", "nmod")
     if head.dep_ in mod_deps and head.head.i > toks[-1].i and head.head.pos_ in (
             ("NOUN",) if s.type == "PERSON" else ("NOUN", "PROPN")) and not (
             s.type in ("DATE", "YEAR", "DECADE") and prev is not None and prev.pos_ == "ADP" and head.head.pos_ == "PROPN"
@@ -1977,7 +1993,10 @@ def role_of(s: Span, doc) -> str | None:
         # a name between an article or adjective and its noun is no person of the story: "a
         # Canadian-Jamaican Muay Thai kickboxer" ("a ... Person KN kickboxer" was an output)
         return "modifier"
-    if head.dep_ == "poss" or (toks[-1].i + 1 < len(doc) and doc[toks[-1].i + 1].tag_ == "POS"):
+    if (head.dep_ == "poss" or (toks[-1].i + 1 < len(doc) and doc[toks[-1].i + 1].tag_ == "POS")) \
+            and not (s.type == "LOCATION" and str(s.meta.get("name", "")).endswith(("'s", "’s"))
+                     and s.text.endswith(("'s", "’s"))):
+        # (not a place whose name ends so: "Canadian Coast Guard, St. John's" read "a city's")
         return "possessive"
     if s.type == "NUMBER" and prev is not None and (prev.lower_ in ("top", "bottom") or prev.dep_ in ("det", "poss")):
         return "determined"  # "among the top 10 players", "his 12 titles": no range reads after it
@@ -2693,7 +2712,7 @@ def _resolve(spans: list[Span]) -> list[Span]:
 
 _LINE_END = re.compile(r"\\n|\n")  # (a real line's end, or the data's escaped one)
 _HATNOTE = re.compile(r"\(disambiguation\)|^\s*This article (?:is about|refers to)\b", re.I)
-_EMPTY_ITEM = re.compile(r"(?:\\n|\n)[ \t]*[*•‣][ \t]*(?=\\n|\n|$)")
+_EMPTY_ITEM = re.compile(r"(?:\\n|\n)[ \t]*(?:[*•‣–-]|\d{1,2}[.)])[ \t]*\.?[ \t]*(?=\\n|\n|$)")  # ("-", "-.", "2.")
 _BARE_HEADING = re.compile(r"(?:(?<=[.!?])|^)[ \t]*[^.!?\n\\]{1,60}:[ \t]*(?:\\n|\n|\s)*$")
 
 
@@ -2820,6 +2839,7 @@ class Plan:
         # ("Works include:") introduces nothing
         joined = _EMPTY_ITEM.sub("", joined)
         joined = _BARE_HEADING.sub("", joined)
+        joined = re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", joined)  # (the blank lines deleted lines leave: one)
         return re.sub(r"[ \t]+\n", "\n", re.sub(r"(?<=\S)[ \t]{2,}", " ", joined)).strip() if joined.strip() else ""
 
     def sentences(self, choice: dict[int, str] | None = None) -> list[str]:

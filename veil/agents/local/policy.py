@@ -239,6 +239,9 @@ def plural(noun: str) -> str:
     return noun + ("es" if re.search(r"(?:s|x|z|ch|sh)$", noun) else "s")
 
 
+_FIGURES = {4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+
+
 class Generalize(Operator):
     """A rung of the span's truthful ladder at the policy's level, *that fits the span's slot*
     (``span.meta["role"]``, from the parse): a modifier of a noun is removed ("an Orlan space
@@ -312,6 +315,12 @@ class Generalize(Operator):
                     return Decision(None, (), f"{kind} modifying a noun with another modifier after 'and': "
                                               "its phrase goes", drop_unit=True)
                 return Decision(None, (), f"{kind} modifying a noun with another modifier after 'and': it stays")
+            if span.type == "MONEY" and isinstance(v := span.meta.get("amount"), (int, float)) and 1e3 <= v < 1e10 \
+                    and v == int(v):
+                # "a $40,000 raise" -> "a five-figure raise" ("a tens of thousands of dollars raise" was an
+                # output): how many figures the sum has, which is true of it and reads before the noun
+                return Decision(f"{_FIGURES[len(str(int(v)))]}-figure", (),
+                                f"{kind} modifying a noun generalized to its count of figures")
             if rung is None:
                 return Decision(None, (), f"{kind} modifying a noun is already as general as the policy asks")
             if span.evidence == "regex:rank" and span.meta.get("band_noun"):
@@ -350,11 +359,15 @@ class Generalize(Operator):
             # "promoted to Companion" (of an order): a rank, whatever the NER said; "promoted to an
             # organization" was an output
             return Decision(None, (), f"{kind} after '{_governor(span)}' is a rank: its phrase goes", drop_unit=True)
-        if span.type == "ORG" and list(ladder) == ["an organization"] \
-                and tuple(span.meta.get("governor") or ()) in _BIRTHPLACE_GOVERNORS:
+        if span.type == "ORG" and list(ladder) == ["an organization"] and (
+                tuple(span.meta.get("governor") or ()) in _BIRTHPLACE_GOVERNORS
+                or (role in ("pobj:in", "pobj:from", "locative") and (span.meta.get("governor") or (None, None))[1] in ("in", "from")
+                    and " " not in span.text.strip())):
+            # (one word of no known kind after "in" or "from" is more often a place than a body: "a slater from
+            # Carna", "a fishing boat in Twillingate" read "from an organization", "in an organization")
             # "born in Trets": a town the NER took for a body ("born in an organization" was an output)
             return Decision(None, (), f"{kind} after '{_governor(span)}' is a place: no kind phrase is sure",
-                            drop_unit=True)
+                            drop_unit=True, or_sentence=tuple(span.meta.get("governor") or ()) not in _BIRTHPLACE_GOVERNORS)
         slot = slot_kind(span)
         if slot and (span.type == "ORG" and list(ladder) == ["an organization"]
                      or span.type == "LOCATION" and slot == "a team" and span.meta.get("kind") == "city"

@@ -283,10 +283,11 @@ _MONTHS_RX = (r"(?i:January|February|March|April|May|June|July|August|September|
 _STREET_KINDS = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|"
                  r"Parkway|Pkwy|Highway|Hwy|Circle|Cir|Square|Sq|Close|Crescent|Row|Alley|Trail)")
 # what labels an id (any case: "INCIDENT REPORT No. 2024-004417")
-_ID_LABELS = (r"(?i:account|acct\.?|policy|passport|member(?:ship)?|licen[cs]e|customer|order|claim|case|reference|ref\.?|"
+_ID_LABELS = (r"(?:SIN|NI|NINO|PPSN?|TFN|IRD|PAN|(?i:account|acct\.?|policy|passport|social insurance|national insurance|"
+              r"tax file|medicare|aadhaar|member(?:ship)?|licen[cs]e|customer|order|claim|case|reference|ref\.?|"
               r"ID|invoice|ticket|social security|SSN|file|sort code|routing|IBAN|booking|confirmation|employee|student|"
               r"patient|plate|registration|serial|application|visa|NHS|tracking|badge|tenancy|report|incident|docket|"
-              r"permit|reservation|apt|apartment|suite|unit|room)")
+              r"permit|reservation|apt|apartment|suite|unit|room))")
 # veil's recognizers, as data: (entity, pattern name, regex, score). Presidio's PatternRecognizer
 # runs them with the `regex` module (variable-width look-behind), so a label such as "MRN" is
 # context, not part of the span.
@@ -296,7 +297,8 @@ VEIL_PATTERNS = [
     # a label, any case ("INCIDENT REPORT No."), and "is"/"was" between it and the id ("My account number is
     # BW-00938417" and "My tenancy reference is TEN-2023-08817" stayed as written)
     ("ACCOUNT_ID", "labelled_id", rf"(?<=\b{_ID_LABELS}(?:\s+(?i:number|no\.?|ID|#))?(?:\s+(?:is|was))?\s*[:#]?\s*)"
-     r"(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,}\b", 0.85),
+     r"(?:(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,}|\d{3,4}(?: \d{3,4}){1,4})\b", 0.85),  # (or digits in groups: an
+    # NHS number "485 777 3456" was a phone)
     # "badge #5521", "Apt #12": a number after a label and "#"
     ("ACCOUNT_ID", "hash_id", rf"(?<=\b{_ID_LABELS}\.?\s*)#\s?[A-Z]?\d{{2,}}[A-Z]?\b", 0.85),
     # a code of five digits or more with letters or hyphens, whatever stands before it ("BW-00938417",
@@ -337,6 +339,12 @@ VEIL_PATTERNS = [
      r"[^.\n]{0,25}\b(?:at|from)\s)(?i:number|no\.)\s?\d{1,4}[A-Za-z]?\b(?!\s*(?:in|on|for|of)\s+|\s+[A-Z])", 0.6),
     ("POSTAL_CODE", "us_zip", r"(?<=\b[A-Z]{2}\s{1,2})\d{5}(?:-\d{4})?\b", 0.8),
     ("POSTAL_CODE", "uk_postcode", r"\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b", 0.7),
+    # an Irish Eircode ("Dublin 16, D16 X2P8" read as a person's name)
+    ("POSTAL_CODE", "eircode", r"\b(?:[AC-FHKNPRTV-Y]\d{2}|D6W) (?=[0-9A-Z]{4}\b)(?=[A-Z]*\d)(?=\d*[A-Z])[0-9AC-FHKNPRTV-Y]{4}\b", 0.8),
+    # a Dublin postal district ("Dublin 16"): part of an address, no town
+    ("POSTAL_CODE", "dublin_district", r"\bDublin\s+(?:[1-9]|1\d|2[0-4]|6W)\b(?!\s*(?:[-–]|\d|times?\b|[a-z]))", 0.8),
+    # an Australian postcode after its state ("Sydney NSW 2000" read the year 2000 and became "NSW the 2000s")
+    ("POSTAL_CODE", "au_postcode", r"(?<=\b(?:NSW|VIC|Vic|QLD|Qld|SA|WA|TAS|Tas|NT|ACT)\s{1,2})\d{4}\b(?!\s+[a-z])", 0.85),
     ("PHONE_NUMBER", "nanp", r"(?<![\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\d-])", 0.75),
     ("PHONE_NUMBER", "international", r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,5}\)?){2,5}(?!\d)", 0.7),
 ]
@@ -377,7 +385,7 @@ def _build_analyzer():
     engine.nlp = {"en": _nlp.nlp()}  # the already loaded pipeline: one model in memory
     registry = RecognizerRegistry(supported_languages=["en"])
     for rec in (OfflineEmailRecognizer(), UrlRecognizer(), CreditCardRecognizer(), UsSsnRecognizer(), IbanRecognizer(),
-                IpRecognizer(), PhoneRecognizer(supported_regions=("US", "GB", "DE", "FR", "IN", "CA", "AU"))):
+                IpRecognizer(), PhoneRecognizer(supported_regions=("US", "GB", "DE", "FR", "IN", "CA", "AU", "IE", "NZ"))):
         registry.add_recognizer(rec)
     by_entity: dict[str, list] = {}
     for entity, name, rx, score in VEIL_PATTERNS:
@@ -1322,8 +1330,8 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
             info = place_info(inner)
             if info is not None:
                 info = dict(info, qualified=True)
-    if info is not None and info["kind"] == "city" and prev_word == "the":
-        info = None  # "The Leduc was a single engine ramjet": a city is not "the" city
+    if info is not None and info["kind"] == "city" and prev_word == "the" and not _CITY_AS_MODIFIER.match(text, end):
+        info = None  # "The Leduc was a single engine ramjet": a city is not "the" city (but "the Detroit team" is)
     if info is not None and nwords == 1 and words[0].isupper() and len(words[0]) <= 3 and info["kind"] != "country":
         info = None  # "CA" alone: only after a city
     if info is not None and nwords == 1 and words[0] in lex["universities_after_at_set"] and prev_word == "at":
@@ -1977,17 +1985,24 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     candidates += _lexicon_events(text)
     candidates += _nicknames(text)
     candidates += _quoted_names(text)
-    # a direct identifier (contact, id, address, date of birth) wins over any span it overlaps
-    direct = [s for s in candidates if s.type in DIRECT_TYPES]
-    candidates = [s for s in candidates if s.type in DIRECT_TYPES
+    # no name runs across a line's end ("Manager: Danielle Osei\nReview period: ..." was one organisation's
+    # name): what stands on its first line is the span
+    candidates = [_first_line(s) for s in candidates]
+    # a direct identifier (contact, id, address, date of birth) wins over any span it overlaps; so does a
+    # name with its nickname inside ('Bridget "Delia" Conneely' lost to a work's 'Conneely – Inis Meáin / Boston')
+    direct = [s for s in candidates if s.type in DIRECT_TYPES or s.evidence == "cue:nickname_inside"]
+    candidates = [s for s in candidates if s.type in DIRECT_TYPES or s.evidence == "cue:nickname_inside"
                   or not any(s.start < d.end and d.start < s.end for d in direct)]
     spans = _award_names(text, _rare_names(text, doc, _models(text, _whole_hyphenated(text, resolve_overlaps(candidates)))))
     spans = _age_group_names(text, spans)
     spans = _kin_names(text, spans)
     spans = _self_named(text, _vocatives(text, _initials_of_a_person(text, _possessive_shops(text, spans))))
     spans = _names_run_left(doc, [s for s in spans if not (s.type == "ORG" and s.text in _ROLE_ACRONYMS)])
+    spans = _families(text, _saints(text, _named_pets_and_kin(text, spans)))
+    spans = [_with_its_flat(text, _place_with_s(text, s)) for s in spans]
     spans = _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(text, _field_names(text, spans))))
-    spans = [s for s in spans if not _field_of_study(text, s) and not _dose(text, s) and not _heading(text, s)]
+    spans = [s for s in spans if not _field_of_study(text, s) and not _dose(text, s) and not _heading(text, s)
+             and not (s.type == "NUMBER" and _DESIGNATION_BEFORE.search(text, max(0, s.start - 12), s.start))]
     return tuple(race_names(text, _namesakes_chosen(_same_place(_one_name_with_and(text, spans)))))
 
 
@@ -2000,7 +2015,8 @@ def _field_of_study(text: str, s: Span) -> bool:
     """A subject after a degree ("a PhD in Industrial Engineering" read "a PhD in another organization"):
     no organisation, and, made of everyday words, no name to hide."""
     return s.type in ("ORG", "NAME", "PROPER") and bool(_DEGREE_IN.search(text[max(0, s.start - 30):s.start])) \
-        and all(_zipf(w.lower()) >= COMMON_ZIPF for w in re.findall(r"[^\W\d_]+", s.text))
+        and all(_zipf(w.lower()) >= RARE_ZIPF for w in re.findall(r"[^\W\d_]+", s.text))  # ("Naval Architecture",
+    # "Physics": everyday enough; a rarer word may be a name's)
 
 
 def _heading(text: str, s: Span) -> bool:
@@ -2103,9 +2119,125 @@ def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
 _QUOTED_NICKNAME = re.compile(r"[\"“‘']([A-Z][a-z]{2,})[\"”’']")
 # a form's field that holds a name ("Patient: \"Biscuit\"", "Owner: Mrs. X"): the value is someone's name,
 # whatever the NER made of it (a pet's everyday word "Biscuit" was kept as a name of no known kind)
-_NAME_FIELD = re.compile(r"(?:^|(?<=[\n.;|]))[ \t]*(?:Patient|Pet|Animal|Name|Full name|Owner|Client|Resident|Tenant|"
-                         r"Child|Pupil|Student|Applicant|Employee|Member|Customer|Guest|Caller|Complainant)"
-                         r"(?:'s name)?\s*:[ \t]*(?!(?:Mrs?|Ms|Miss|Mx|Dr|Prof)\b)(\"{n}\"|“{n}”|{n})(?=\s*[,.;\n(]|\s*$)".format(n=r"[A-Z][a-z'’-]+(?:[ \t]+[A-Z][a-z'’-]+){0,3}"))
+_NAME_FIELD = re.compile(r"(?:^|(?<=[\n.;|]))[ \t]*(?:Patient|Pet|Animal|Name|Full name|Preferred name|Nickname|Owner|Client|Resident|Tenant|"
+                         r"Child|Pupil|Student|Applicant|Employee|Member|Customer|Guest|Caller|Complainant|Manager|"
+                         r"Supervisor|Reviewer|Line manager|Contact|Emergency contact|Next of kin|Reported by|Prepared by|"
+                         r"Signed|Witness|Landlord|Agent|Adviser|Advisor|Referrer|Consultant|Surgeon|Nurse|Carer)"
+                         r"(?:'s name)?\s*:[ \t]*(?!(?:Mrs?|Ms|Miss|Mx|Dr|Prof)\b)(\"{n}\"|“{n}”|{n})(?=\s*[,.;\n(]|\s*$)".format(n=r"[A-Z][a-z'’]+(?:-[A-Z]?[a-z'’]+)*(?:[ \t]+[A-Z][a-z'’]+(?:-[A-Z]?[a-z'’]+)*){0,3}"))
+
+
+# nouns a city's name modifies after "the" ("the Detroit team" stayed as written: "the" made it no city)
+_CITY_AS_MODIFIER = re.compile(r"\s+(?:team|teams|area|office|offices|side|squad|club|branch|region|suburbs?|metro|"
+                               r"police|council|market|scene|campus|plant|factory|store|shop|bureau|chapter|franchise|"
+                               r"headquarters|studio|studios|newspaper|paper|station|airport|harbou?r|docks|zoo)\b")
+
+
+# a number that names a kind or a rank of something, not how many ("type 2 diabetes" read "type a couple of
+# diabetes", "stage 3 cancer", "Level 2" of a building)
+_DESIGNATION_BEFORE = re.compile(r"\b(?i:type|stage|grade|class|level|phase|category|tier|step|size|version|schedule)\s+$")
+
+
+_PETS = (r"(?:dog|puppy|pup|cat|kitten|collie|terrier|spaniel|retriever|labrador|lab|greyhound|lurcher|whippet|"
+         r"poodle|beagle|dachshund|husky|shepherd|sheepdog|kelpie|heeler|pug|boxer|rescue|horse|pony|mare|gelding|"
+         r"rabbit|bunny|parrot|budgie|hamster|tortoise|ferret)")
+_KIN = (r"(?:husband|wife|partner|son|daughter|child|kid|brother|sister|mother|father|mum|mom|dad|grandson|"
+        r"granddaughter|grandmother|grandfather|nan|gran|grandma|grandpa|aunt|uncle|cousin|nephew|niece|friend|"
+        r"neighbour|neighbor|fiancée?|boyfriend|girlfriend)")
+_OWNED = r"(?:our|my|his|her|their)\s+(?:[a-z][a-z-]*\s+){0,2}"
+_PET_OR_KIN_AFTER = re.compile(rf",\s+{_OWNED}(?:{_PETS}|{_KIN})\b")
+_PET_BEFORE = re.compile(rf"\b{_OWNED}{_PETS}(?:,)?\s+$")
+
+
+def _named_pets_and_kin(text: str, spans: list[Span]) -> list[Span]:
+    """A one-word name set off by "our border collie", "my husband", or after "our dog", is a pet's or a
+    person's, whatever the NER made of it ("We walk Tui, our border collie" read "We walk a city")."""
+    out = []
+    for s in spans:
+        if s.type in ("LOCATION", "ORG", "NAME", "PROPER", "PRODUCT", "WORK") and re.fullmatch(r"[A-Z][a-z'’-]+", s.text) \
+                and (_PET_OR_KIN_AFTER.match(text, s.end) or _PET_BEFORE.search(text, max(0, s.start - 40), s.start)):
+            s = Span(s.start, s.end, s.text, "PERSON", 0.75, "cue:pet_or_kin", {})
+        out.append(s)
+    return out
+
+
+_FAMILY = re.compile(r"\b[Tt]he\s+([A-Z][a-z]+(?:-[A-Z][a-z]+)*(?:es|s))\b(?!['’])")
+
+
+def _families(text: str, spans: list[Span]) -> list[Span]:
+    """A family by its surname in the plural: "the Lemieux-Barkers" (a double-barrelled name), "the
+    Farnsworths" where a person's name in the text ends in "Farnsworth" (the headline "Help the
+    Lemieux-Barkers rebuild" stayed as written)."""
+    surnames = {s.text.split()[-1].strip("\"“”") for s in spans if s.type == "PERSON" and s.text.split()}
+    out = list(spans)
+    for m in _FAMILY.finditer(text):
+        word = m.group(1)
+        stem = word[:-2] if word.endswith("es") and word[:-2] in surnames else word[:-1]
+        if not ("-" in word or stem in surnames) or place_info(word) is not None:
+            continue
+        a, b = m.span(1)
+        inside = [o for o in out if o.start < b and a < o.end]
+        if any(o.start < a or o.end > b or o.type in DIRECT_TYPES or (o.type == "ORG" and "-" in word) for o in inside):
+            continue  # (a team the NER or the lexicon knows: "the Trail-Blazers")
+        out = [o for o in out if o not in inside]
+        out.append(Span(a, b, word, "PERSON", 0.8, "cue:family", {}))
+    return sorted(out, key=lambda s: s.start)
+
+
+_SAINT_NAME = re.compile(r"\b(?:St\.?|Saint)\s+[A-Z][a-z]+(?:['’]s)?")
+
+
+def _saints(text: str, spans: list[Span]) -> list[Span]:
+    """A saint's name is an institution's, with what follows it: "St Vincent's University Hospital" (the NER's
+    "Vincent's" read "St Person A's hospital"); alone, "St Mary's" is an organisation; a town ("St. Louis") stays
+    a town."""
+    out = list(spans)
+    for m in _SAINT_NAME.finditer(text):
+        a, b = m.span()
+        if place_info(re.sub(r"['’]s$", "", m.group(0))) is not None:
+            continue
+        inside = [o for o in out if o.start < b and a < o.end]
+        if any(o.type in DIRECT_TYPES or o.start < a or (o.type == "LOCATION" and o.meta.get("kind")) for o in inside):
+            continue  # (a place the gazetteer knows: "St. Petersburg")
+        nxt = next((o for o in out if o.type == "ORG" and o.start == b + 1 and text[b] == " "), None)
+        if nxt is None and any(o.type == "ORG" and o.start == a for o in inside) and all(o.end <= b or o.start == a for o in inside):
+            continue  # (already an organisation's name: "St. Peter's Church")
+        if nxt is None and any(o.end > b for o in inside):
+            nxt = max(inside, key=lambda o: o.end) if max(inside, key=lambda o: o.end).type == "ORG" else None
+        z = nxt.end if nxt is not None else b
+        meta = dict(nxt.meta) if nxt is not None else {"ladder": ["an organization"]}
+        out = [o for o in out if not (o.start < z and a < o.end)]
+        out.append(Span(a, z, text[a:z], "ORG", 0.85, "shape:saint", meta))
+    return sorted(out, key=lambda s: s.start)
+
+
+_FLAT_BEFORE = re.compile(r"\b(?:Flat|Apt\.?|Apartment|Unit|Suite|Level|Floor)\s+[0-9][0-9A-Za-z]{0,3},?\s+$")
+
+
+def _with_its_flat(text: str, s: Span) -> Span:
+    """A street address takes the flat or unit before it ("Flat 3, 17 Ashby Road" left "Flat 3, [address]")."""
+    if s.type != "ADDRESS" or not (m := _FLAT_BEFORE.search(text, max(0, s.start - 20), s.start)):
+        return s
+    return Span(m.start(), s.end, text[m.start():s.end], s.type, s.score, s.evidence, dict(s.meta))
+
+
+def _place_with_s(text: str, s: Span) -> Span:
+    """A place whose name ends in "'s" ("St. John's", Newfoundland) is that place, not another's possessive
+    ("St. John" was Saint John, New Brunswick, and "Canadian Coast Guard, St. John's" read "a city's")."""
+    if s.type != "LOCATION" or text[s.end:s.end + 2] not in ("'s", "’s") or (text[s.end + 2:s.end + 3].isalnum()):
+        return s
+    info = place_info(text[s.start:s.end + 2])
+    if info is None or not str(info.get("name", "")).endswith(("'s", "’s")):
+        return s
+    return Span(s.start, s.end + 2, text[s.start:s.end + 2], s.type, s.score, s.evidence, dict(info))
+
+
+def _first_line(s: Span) -> Span:
+    """The span cut at its first line's end (an address's lines stay whole)."""
+    if "\n" not in s.text or s.type in ("ADDRESS", "CLAIM"):
+        return s
+    head = s.text.split("\n", 1)[0].rstrip()
+    return Span(s.start, s.start + len(head), head, s.type, s.score, s.evidence, dict(s.meta)) if head else \
+        Span(s.start, s.start, "", s.type, s.score, s.evidence, dict(s.meta))
 
 
 # offices a person holds, written as letters, that the NER reads as organisations ("his local MP, Davies
@@ -2135,6 +2267,20 @@ def _names_run_left(doc, spans: list[Span]) -> list[Span]:
             if i is not None and span is not None and i < span.start:
                 a = doc[i].idx
                 s = Span(a, s.end, doc.text[a:s.end], s.type, s.score, s.evidence + "+left", dict(s.meta))
+            j = span.end if span is not None else None
+            # and the surname the parse made its head, after where the NER ended it ("Resident: Mrs Edna
+            # Pargeter": the NER's "Edna" left "Mrs Person A Pargeter")
+            while j is not None and j < len(doc) and (t := doc[j]).pos_ == "PROPN" and t.text.istitle() \
+                    and t.text.isalpha() and not t.is_sent_start and "\n" not in doc.text[s.end:t.idx] \
+                    and (any(doc[k].head.i == t.i for k in range(span.start, j))
+                         or doc[j - 1].dep_ == t.dep_ == "compound" and doc[j - 1].head.i == t.head.i) \
+                    and _zipf(t.lower_) < 4.0 \
+                    and t.ent_type_ in ("", "PERSON") and place_info(t.text) is None \
+                    and not any(o.start < t.idx + len(t.text) and t.idx < o.end for o in spans):
+                j += 1
+            if j is not None and span is not None and j > span.end:
+                b = doc[j - 1].idx + len(doc[j - 1].text)
+                s = Span(s.start, b, doc.text[s.start:b], s.type, s.score, s.evidence + "+right", dict(s.meta))
         elif s.type in ("NAME", "ORG") and (m := _NUMBER_IN_NAME.search(doc.text, max(0, s.start - 12), s.start)) \
                 and not any(o.end > m.start() and o.start < s.start for o in spans if o is not s):
             # "the famous Four Musketeers team": the name's number is the name's ("the famous Four team" was an output)

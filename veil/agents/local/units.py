@@ -399,6 +399,9 @@ def _dependent(tok, sent) -> Constituent | None:
         # rider" -> "as being a rider" (an output) says nothing
     if dep == "amod" and tok.lower_ in QUANTIFIERS:
         return None  # "one of several players" -> "one of players": a quantifier is the noun's determiner
+    if dep == "prep" and tok.head.dep_ == "pobj" and tok.head.head.lower_ in ("including", "like", "excluding", "except"):
+        return None  # an example is its phrase: "47 months of military service including service in World War II"
+        # -> "including service" (an output); the example goes whole
     if dep == "amod" and tok.head.lower_ in EMPTY_WITHOUT_MODIFIER:
         return None  # "He engaged in agricultural pursuits" -> "He engaged in pursuits." says nothing
     if dep == "amod" and (tok.lower_.split("-")[0] in KEEP_MODIFIERS or tok.lower_ in TWO_WORD_NOUN_MODIFIERS):
