@@ -124,7 +124,8 @@ class Keep(Operator):
 _NOBLE_TITLES = frozenset("baron baroness count countess graf freiherr marquis marquess duke duchess earl viscount "
                           "lord lady prince princess sir dame".split())
 # where one is born, grows up or dies is a place, whatever the NER called it
-_BIRTHPLACE_GOVERNORS = frozenset((verb, prep) for verb in ("bear", "born", "raise", "grow", "die")
+_BIRTHPLACE_GOVERNORS = frozenset((verb, prep) for verb in ("bear", "born", "raise", "grow", "die", "spend", "live",
+                                                             "reside", "settle")
                                   for prep in ("in", "at", "near"))
 
 

@@ -578,6 +578,11 @@ def _record_spans(text: str) -> list[Span]:
             meta["ladder"] = [""]
         start = m.start(0) if name == "n3" else m.start(name)
         out.append(Span(start, m.end(0), text[start:m.end(0)], "NUMBER", 0.8, "regex:stat_count", meta))
+    for m in _TRAILING_COUNT.finditer(text):
+        n = int(m.group(1).replace(",", ""))
+        if not 1000 <= n <= 2100:  # (a year is the year recognizer's)
+            out.append(Span(m.start(1), m.end(1), m.group(1), "NUMBER", 0.75, "regex:trailing_count",
+                            {"value": n, "noun_follows": False}))
     for m in _FIGHT_TIME.finditer(text):
         if not re.search(r"\b(?:T?KO|knock(?:ed)? ?out|submission|stoppage|fight|bout)\b", text[max(0, m.start() - 40):m.end()]):
             continue
@@ -2167,7 +2172,11 @@ def _families(text: str, spans: list[Span]) -> list[Span]:
     """A family by its surname in the plural: "the Lemieux-Barkers" (a double-barrelled name), "the
     Farnsworths" where a person's name in the text ends in "Farnsworth" (the headline "Help the
     Lemieux-Barkers rebuild" stayed as written)."""
-    surnames = {s.text.split()[-1].strip("\"“”") for s in spans if s.type == "PERSON" and s.text.split()}
+    first_names = lexicon()["first_names"]
+    # (a surname of a name with a given name in it: "Mulberry Harbour", a NER's person, made "the Harbours and
+    # Sea Works article" a family)
+    surnames = {s.text.split()[-1].strip("\"“”") for s in spans if s.type == "PERSON" and len(s.text.split()) >= 2
+                and any(fold(w.strip("\"“”").lower()) in first_names for w in s.text.split()[:-1])}
     out = list(spans)
     for m in _FAMILY.finditer(text):
         word = m.group(1)
@@ -2238,6 +2247,11 @@ def _first_line(s: Span) -> Span:
     head = s.text.split("\n", 1)[0].rstrip()
     return Span(s.start, s.start + len(head), head, s.type, s.score, s.evidence, dict(s.meta)) if head else \
         Span(s.start, s.start, "", s.type, s.score, s.evidence, dict(s.meta))
+
+
+# a bare count set off at a sentence's end: a record's figure ("the total number of days spent in space by an
+# American astronaut, 382." stayed exact)
+_TRAILING_COUNT = re.compile(r"(?<=[a-z]), (\d{2,3}(?:,\d{3})*|\d{4,})(?=\.(?:\s|$))")
 
 
 # offices a person holds, written as letters, that the NER reads as organisations ("his local MP, Davies
