@@ -3254,3 +3254,10 @@ def test_a_lists_and_goes_back_where_its_last_items_went(sentence, deleted, expe
 def test_sums_decimals_and_a_citys_team(engine, text, present, absent):
     out = anonymize(engine, text, name="Hank Greenberg")
     assert present in out and absent not in out, out
+
+
+def test_an_events_place_is_its_continent(engine):
+    # "an international multi-sport event in India" is the 2010 Commonwealth Games to anyone who knows sport
+    out = anonymize(engine, "Ross Hutchins is a tennis player. He competed for England at the 2010 Commonwealth Games "
+                            "in Delhi where he won silver. He won and his team won.", name="Ross Hutchins")
+    assert "multi-sport event in Asia where he won silver" in out and "India" not in out, out

@@ -911,6 +911,15 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # the mention becomes "this person" (Person reads the flag)
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role_said": True})
         d = policy.decide(s, ctx, subject)
+        if s.type == "LOCATION" and d.replacement and any(
+                e.type == "EVENT" and re.fullmatch(r",?\s+(?:in|at)\s+", text[e.end:s.start]) for e in spans if e.end <= s.start) \
+                and not any(o.type == "LOCATION" and re.fullmatch(r",\s+", text[s.end:o.start]) for o in spans if o.start >= s.end) \
+                and (wider := next((r for r in (d.replacement,) + tuple(d.ladder) if _CONTINENT.search(r)), None)):
+            # where an event took place is its name said again: "an international multi-sport event in India" is
+            # the Commonwealth Games of 2010 to anyone who knows sport; its continent (not where a place follows it
+            # in apposition: "in Vientiane, Laos" read "in Asia, Laos")
+            d = dataclasses.replace(d, replacement=wider, ladder=tuple(r for r in d.ladder if r != wider and not _CONTINENT.search(r)),
+                                    reason=d.reason + "; an event's place: its continent")
         if s.type == "MONEY" and d.replacement and not d.replacement.endswith("-figure") \
                 and (m := _ARTICLE_BEFORE.search(text, max(0, s.start - 30), s.start)) \
                 and not any(w in lexicon()["preps"] for w in m.group(1).split()):
@@ -1655,6 +1664,8 @@ _VERBS_BEFORE_A_ROLE = frozenset("married wed divorced joined hired signed defea
 _CONTACT_VERBS = frozenset("phone call ring text email e-mail message contact thank ask tell visit meet join".split())
 
 
+_CONTINENT = re.compile(r"\b(?:Africa|Asia|Europe|North America|South America|Central America|Oceania|the Caribbean|"
+                        r"the Middle East|Antarctica)\b")
 # an article and at most two lower-case words before a span ("to a record $100,000", "a mere $300")
 _ARTICLE_BEFORE = re.compile(r"(?<![\w-])[Aa]n?\s+((?:[a-z][a-z-]*\s+){0,2})$")
 
