@@ -233,6 +233,8 @@ def _boundaries(doc):
         elif tok.is_alpha and tok.is_lower and re.fullmatch(r"\d{4}", prev.text) and prev.i > 0 \
                 and prev.nbor(-1).text in (".", "!", "?"):
             tok.is_sent_start = False  # "in 1992. 1995 | she was ranked": the writer's bare year opens the sentence
+        elif prev.lower_ in ("a.m.", "p.m.") and tok.is_lower:
+            tok.is_sent_start = False  # "at about 9:15 p.m. | on 12 March" ("p.m. In March," was an output)
         elif re.fullmatch(r"\d+(?:st|nd|rd|th)?", prev.text) and prev.whitespace_ == " " and (tok.is_title or tok.like_num) \
                 and prev.i > 0 and prev.nbor(-1).text not in (".", "!", "?"):
             tok.is_sent_start = False  # "Level 2, 115 | Pitt Street", "14th | August 2024": a number runs on in its line

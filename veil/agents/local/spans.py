@@ -283,7 +283,7 @@ _MONTHS_RX = (r"(?i:January|February|March|April|May|June|July|August|September|
 _STREET_KINDS = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|"
                  r"Parkway|Pkwy|Highway|Hwy|Circle|Cir|Square|Sq|Close|Crescent|Row|Alley|Trail)")
 # what labels an id (any case: "INCIDENT REPORT No. 2024-004417")
-_ID_LABELS = (r"(?:SIN|NI|NINO|PPSN?|TFN|IRD|PAN|(?i:account|acct\.?|policy|passport|social insurance|national insurance|"
+_ID_LABELS = (r"(?:SIN|NI|NINO|PPSN?|TFN|IRD|PAN|PEN|UPN|ULN|NHI|CRN|PNR|(?i:account|acct\.?|policy|passport|social insurance|national insurance|"
               r"tax file|medicare|aadhaar|member(?:ship)?|licen[cs]e|customer|order|claim|case|reference|ref\.?|"
               r"ID|invoice|ticket|social security|SSN|file|sort code|routing|IBAN|booking|confirmation|employee|student|"
               r"patient|plate|registration|serial|application|visa|NHS|tracking|badge|tenancy|report|incident|docket|"
@@ -328,6 +328,15 @@ VEIL_PATTERNS = [
     ("POSTAL_CODE", "ca_postcode", r"\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b", 0.75),
     # a number after "#" with four digits or more, label or none ("DC Imogen Falk #4472"; a rank is shorter)
     ("ACCOUNT_ID", "hash_number", r"(?<![\w#])#\d{4,}\b", 0.7),
+    # a shop's or a user's handle written as one word of three or more capitalised parts ("the Etsy shop
+    # (RebeccaMakesCeramics)")
+    ("ACCOUNT_ID", "camel_handle", r"(?<![\w@])[A-Z][a-z]+(?:[A-Z][a-z]+){2,}\d*\b", 0.7),
+    # a patent's number ("a patent for a low-sugar stabilizer (US 11,204,337 B2)": a search names the inventor)
+    ("ACCOUNT_ID", "patent", r"\b(?:US|EP|WO|GB|CA|AU|DE|JP|CN)\s?(?:\d{1,3}(?:,\d{3}){1,3}|\d{6,})\s?[ABCUS]\d?\b", 0.85),
+    # an account's or card's last digits ("an account ending 7702")
+    ("ACCOUNT_ID", "ending_digits", r"(?<=\b(?i:account|card|acct\.?)\b[^.\n]{0,25}\b(?:ending|ends)(?: in| with)?\s)\d{3,6}\b", 0.8),
+    # a postcode of four digits ending an address's line ("Address: 12 Rata St, Ranui, Porirua 5024", "South Africa 0181")
+    ("POSTAL_CODE", "line_end_postcode", r"(?<=(?i:address|cnr|corner|street|st|road|rd|ave)[^\n]{0,80}[A-Za-z],?\s)\d{4}(?=\s*(?:\n|$))", 0.7),
     # a street named in its own language, with its number ("Rua das Flores 63" left "Person C Flores 63")
     ("STREET_ADDRESS", "street_abroad", r"\b(?:Rua|Rue|Via|Calle|Avenida|Praça|Plaza|Piazza|Largo|Travessa|Carrer|Avinguda|"
      r"Boulevard|Quai|Place|Plac|Ulica)\s+(?:(?:d[aeo]s?|de la|del|dei|della|di|du|des)\s+)?[A-ZÀ-Ý][\w'’-]+"
@@ -1636,7 +1645,8 @@ def _entity_spans(text: str, doc) -> list[Span]:
         new: dict[str, set[int]] = {}
         for s in spans:
             if s.type == "PERSON" and " " in s.text.strip():
-                for w in re.findall(r"[^\W\d_][\w'-]*", s.text):
+                # (not a form's label the NER ran into the name: "Employee name: Gareth ..." made "Employee" a name)
+                for w in re.findall(r"[^\W\d_][\w'-]*", re.sub(r"^[^:\n]{0,25}:\s*", "", s.text.split("\n")[0])):
                     lw = w.lower()
                     if lw not in _CONNECTORS and lw not in HONORIFICS and len(lw) > 1:
                         new.setdefault(lw, set()).add(s.start)
@@ -2002,9 +2012,16 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     spans = _age_group_names(text, spans)
     spans = _kin_names(text, spans)
     spans = _self_named(text, _vocatives(text, _initials_of_a_person(text, _possessive_shops(text, spans))))
-    spans = _names_run_left(doc, [s for s in spans if not (s.type == "ORG" and s.text in _ROLE_ACRONYMS)])
+    spans = _names_run_left(doc, [s for s in spans if not (s.type == "ORG" and s.text in _ROLE_ACRONYMS)
+                                  and not (s.type in ("PERSON", "ORG", "NAME", "PROPER") and s.text in _CONTACT_LABELS)
+                                  # ("clause 4 of the Will": after "the", an everyday word is no person; "the Kelly
+                                  # brothers" keeps its name)
+                                  and not (s.type == "PERSON" and " " not in s.text and not s.evidence.startswith("cue:")
+                                           and text[max(0, s.start - 4):s.start] == "the " and _zipf(s.text.lower()) >= 5.0)])
     spans = _families(text, _saints(text, _named_pets_and_kin(text, spans)))
-    spans = [_with_its_flat(text, _place_with_s(text, s)) for s in spans]
+    grown = [_with_its_flat(text, _place_with_s(text, _couple_or_landmark(text, s))) for s in spans]
+    moved = [g for g, s in zip(grown, spans) if (g.start, g.end) != (s.start, s.end)]
+    spans = [g for g in grown if g in moved or not any(m.start < g.end and g.start < m.end for m in moved)]
     spans = _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(text, _field_names(text, spans))))
     spans = [s for s in spans if not _field_of_study(text, s) and not _dose(text, s) and not _heading(text, s)
              and not (s.type == "NUMBER" and _DESIGNATION_BEFORE.search(text, max(0, s.start - 12), s.start))]
@@ -2112,12 +2129,19 @@ def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
         # a person's nickname in quotes said again alone ('Brother Elijah "Eli" Farnsworth ... Eli first
         # played for us' kept the second)
         nick = [m.group(1) for m in _QUOTED_NICKNAME.finditer(s.text)] if s.type == "PERSON" else []
+        sure = s.type == "PERSON" and s.evidence.startswith(("cue:", "lexicon:first_name"))
         for w in [s.text.strip()] + nick:
-            if not re.fullmatch(r"[A-Z][a-z]{2,}", w) or place_info(w) is not None:
+            if not re.fullmatch(r"[A-Z][a-z]{2,}", w) or (place_info(w) is not None and not sure):
                 continue
             for m in re.finditer(rf"(?<![\w'’-]){re.escape(w)}(?![\w'’-])", text):
                 if not any(o.start < m.end() and m.start() < o.end for o in out):
                     out.append(Span(m.start(), m.end(), w, s.type, s.score, s.evidence + "+again", dict(s.meta)))
+                elif sure and (same := next(
+                        (o for o in out if (o.start, o.end) == m.span() and o.type in ("LOCATION", "ORG", "NAME", "PROPER")),
+                        None)) is not None:
+                    # a name a cue said is a person's is one where the NER read it otherwise ("Household: Mason
+                    # (son, 4) ... Mason was playing" read "A city was playing")
+                    out[out.index(same)] = Span(same.start, same.end, w, "PERSON", s.score, s.evidence + "+again", {})
     return sorted(out, key=lambda s: s.start)
 
 
@@ -2149,7 +2173,7 @@ _KIN = (r"(?:husband|wife|partner|son|daughter|child|kid|brother|sister|mother|f
         r"granddaughter|grandmother|grandfather|nan|gran|grandma|grandpa|aunt|uncle|cousin|nephew|niece|friend|"
         r"neighbour|neighbor|fiancée?|boyfriend|girlfriend)")
 _OWNED = r"(?:our|my|his|her|their)\s+(?:[a-z][a-z-]*\s+){0,2}"
-_PET_OR_KIN_AFTER = re.compile(rf",\s+{_OWNED}(?:{_PETS}|{_KIN})\b")
+_PET_OR_KIN_AFTER = re.compile(rf",\s+{_OWNED}(?:{_PETS}|{_KIN})\b|\s*\((?:{_KIN}|{_PETS})\b")  # ("Mason (son, 4)")
 _PET_BEFORE = re.compile(rf"\b{_OWNED}{_PETS}(?:,)?\s+$")
 
 
@@ -2229,6 +2253,22 @@ def _with_its_flat(text: str, s: Span) -> Span:
     return Span(m.start(), s.end, text[m.start():s.end], s.type, s.score, s.evidence, dict(s.meta))
 
 
+_COUPLE_BEFORE = re.compile(r"\b(?:Mr|Mrs|Ms|Dr)\.?\s+(?:and|&)\s+$")
+_LANDMARK_BEFORE = re.compile(r"\b(?:Lake|Mount|Mt\.?|Cape|Fort|Port|Glen|Loch|River)\s+$")
+
+
+def _couple_or_landmark(text: str, s: Span) -> Span:
+    """"Mr and Mrs Byrne" is one name ("Dear Mr and Person A," was an output); "Lake Louise", "Mount Isa" a
+    place's ("Lake Person A"): of no kind the gazetteer knows, its phrase goes."""
+    if s.type != "PERSON":
+        return s
+    if m := _COUPLE_BEFORE.search(text, max(0, s.start - 12), s.start):
+        return Span(m.start(), s.end, text[m.start():s.end], s.type, s.score, s.evidence + "+couple", dict(s.meta))
+    if (m := _LANDMARK_BEFORE.search(text, max(0, s.start - 8), s.start)) and " " not in s.text.strip():
+        return Span(m.start(), s.end, text[m.start():s.end], "LOCATION", s.score, "shape:landmark", {})
+    return s
+
+
 def _place_with_s(text: str, s: Span) -> Span:
     """A place whose name ends in "'s" ("St. John's", Newfoundland) is that place, not another's possessive
     ("St. John" was Saint John, New Brunswick, and "Canadian Coast Guard, St. John's" read "a city's")."""
@@ -2241,7 +2281,10 @@ def _place_with_s(text: str, s: Span) -> Span:
 
 
 def _first_line(s: Span) -> Span:
-    """The span cut at its first line's end (an address's lines stay whole)."""
+    """The span cut at its first line's end (an address's lines stay whole), and after a form's label."""
+    if s.type not in ("ADDRESS", "CLAIM") and (m := re.match(r"[A-Z][A-Za-z ]{0,20}:\s+(?=[A-Z\"“])", s.text)):
+        # nor across a form's label ("Household: Mason" was one organisation's name)
+        s = Span(s.start + m.end(), s.end, s.text[m.end():], s.type, s.score, s.evidence, dict(s.meta))
     if "\n" not in s.text or s.type in ("ADDRESS", "CLAIM"):
         return s
     head = s.text.split("\n", 1)[0].rstrip()
@@ -2252,6 +2295,10 @@ def _first_line(s: Span) -> Span:
 # a bare count set off at a sentence's end: a record's figure ("the total number of days spent in space by an
 # American astronaut, 382." stayed exact)
 _TRAILING_COUNT = re.compile(r"(?<=[a-z]), (\d{2,3}(?:,\d{3})*|\d{4,})(?=\.(?:\s|$))")
+
+
+# the labels of a letterhead's contact lines ("Tel [phone]" read "Tel" as a name)
+_CONTACT_LABELS = frozenset("Tel Tel. Fax Mob Mob. Mobile Cell Email E-mail Phone Ph Ph. Web Website".split())
 
 
 # offices a person holds, written as letters, that the NER reads as organisations ("his local MP, Davies
