@@ -3261,3 +3261,10 @@ def test_an_events_place_is_its_continent(engine):
     out = anonymize(engine, "Ross Hutchins is a tennis player. He competed for England at the 2010 Commonwealth Games "
                             "in Delhi where he won silver. He won and his team won.", name="Ross Hutchins")
     assert "multi-sport event in Asia where he won silver" in out and "India" not in out, out
+
+
+def test_the_others_go_with_the_one_they_are_others_of(engine):
+    # "He recorded among other labels." was an output of "He recorded for Decca among other labels."
+    out = anonymize(engine, "Adrian Aeschbacher was a Swiss classical pianist. He recorded for Decca among other "
+                            "labels. He won and his team won.", name="Adrian Aeschbacher")
+    assert "recorded among" not in out and "Decca" not in out and out.endswith("He won and his team won."), out

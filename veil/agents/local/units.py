@@ -399,6 +399,10 @@ def _dependent(tok, sent) -> Constituent | None:
         # rider" -> "as being a rider" (an output) says nothing
     if dep == "amod" and tok.lower_ in QUANTIFIERS:
         return None  # "one of several players" -> "one of players": a quantifier is the noun's determiner
+    if dep == "prep" and tok.right_edge.i + 2 < sent.end and tok.doc[tok.right_edge.i + 1].lower_ in ("among", "amongst") \
+            and tok.doc[tok.right_edge.i + 2].lower_.startswith("other"):
+        return None  # "He recorded for Decca among other labels" -> "He recorded among other labels": the others
+        # are the phrase's
     if dep == "prep" and tok.head.dep_ == "pobj" and tok.head.head.lower_ in ("including", "like", "excluding", "except"):
         return None  # an example is its phrase: "47 months of military service including service in World War II"
         # -> "including service" (an output); the example goes whole
