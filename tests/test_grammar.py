@@ -3268,3 +3268,10 @@ def test_the_others_go_with_the_one_they_are_others_of(engine):
     out = anonymize(engine, "Adrian Aeschbacher was a Swiss classical pianist. He recorded for Decca among other "
                             "labels. He won and his team won.", name="Adrian Aeschbacher")
     assert "recorded among" not in out and "Decca" not in out and out.endswith("He won and his team won."), out
+
+
+def test_an_article_before_another_noun_is_no_sums(engine):
+    # "He paid a man sum to fix the fence" (a review's find): only an amount's own adjectives make "a … sum"
+    out = anonymize(engine, "Hank Greenberg was a farmer. He paid a man $50 to fix the fence. He won and his team won.",
+                    name="Hank Greenberg")
+    assert "a man sum" not in out and "fix the fence" in out, out

@@ -240,7 +240,7 @@ def _boundaries(doc):
             tok.is_sent_start = False  # "Level 2, 115 | Pitt Street", "14th | August 2024": a number runs on in its line
         elif (prev.lower_ in ("no.", "nos.") or (prev.text == "." and prev.i > 0 and prev.nbor(-1).lower_ in ("no", "nos")
                                                   and not prev.nbor(-1).whitespace_)) \
-                and (any(c.isdigit() for c in tok.text) or tok.text == "[" or tok.text.isupper()):
+                and (any(c.isdigit() for c in tok.text) or tok.text == "[" or (tok.text.isupper() and len(tok.text) > 1)):
             tok.is_sent_start = False  # "Account no. | VET-30417.": a number's abbreviation ("no." ended a sentence)
         elif tok.is_alpha and tok.text.istitle() and prev.is_digit and prev.i > 0 and prev.nbor(-1).is_alpha \
                 and prev.nbor(-1).text.istitle() and prev.whitespace_:

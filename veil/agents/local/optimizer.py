@@ -922,7 +922,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                                     reason=d.reason + "; an event's place: its continent")
         if s.type == "MONEY" and d.replacement and not d.replacement.endswith("-figure") \
                 and (m := _ARTICLE_BEFORE.search(text, max(0, s.start - 30), s.start)) \
-                and not any(w in lexicon()["preps"] for w in m.group(1).split()):
+                and all(w in _SUM_ADJECTIVES for w in m.group(1).split()):
             # "to a record $100,000": its own article stays, and only the kind noun reads after it ("to a record
             # a hundred thousand dollars" was an output)
             d = dataclasses.replace(d, replacement="sum", ladder=(), reason=d.reason + "; after its article, its kind noun")
@@ -1664,9 +1664,12 @@ _VERBS_BEFORE_A_ROLE = frozenset("married wed divorced joined hired signed defea
 _CONTACT_VERBS = frozenset("phone call ring text email e-mail message contact thank ask tell visit meet join".split())
 
 
-_CONTINENT = re.compile(r"\b(?:Africa|Asia|Europe|North America|South America|Central America|Oceania|the Caribbean|"
+_CONTINENT = re.compile(r"\b(?:(?<!South )Africa|Asia|Europe|North America|South America|Central America|Oceania|the Caribbean|"
                         r"the Middle East|Antarctica)\b")
 # an article and at most two lower-case words before a span ("to a record $100,000", "a mere $300")
+# what an article and an amount share between them ("a record $100,000"; "He paid a man $50" is no sum's article)
+_SUM_ADJECTIVES = frozenset("record mere further additional extra reported estimated modest hefty whopping staggering "
+                            "paltry total combined undisclosed nominal symbolic".split())
 _ARTICLE_BEFORE = re.compile(r"(?<![\w-])[Aa]n?\s+((?:[a-z][a-z-]*\s+){0,2})$")
 
 

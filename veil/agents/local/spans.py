@@ -334,9 +334,11 @@ VEIL_PATTERNS = [
     # a patent's number ("a patent for a low-sugar stabilizer (US 11,204,337 B2)": a search names the inventor)
     ("ACCOUNT_ID", "patent", r"\b(?:US|EP|WO|GB|CA|AU|DE|JP|CN)\s?(?:\d{1,3}(?:,\d{3}){1,3}|\d{6,})\s?[ABCUS]\d?\b", 0.85),
     # an account's or card's last digits ("an account ending 7702")
-    ("ACCOUNT_ID", "ending_digits", r"(?<=\b(?i:account|card|acct\.?)\b[^.\n]{0,25}\b(?:ending|ends)(?: in| with)?\s)\d{3,6}\b", 0.8),
+    ("ACCOUNT_ID", "ending_digits", r"(?<=\b(?i:account|card|acct\.?)(?:\s+(?i:number|no\.?))?\s+(?i:ending|ends)(?:\s+(?:in|with))?\s)"
+     r"\d{3,6}\b", 0.8),  # (not "His account of the war ends in 1945")
     # a postcode of four digits ending an address's line ("Address: 12 Rata St, Ranui, Porirua 5024", "South Africa 0181")
-    ("POSTAL_CODE", "line_end_postcode", r"(?<=(?i:address|cnr|corner|street|st|road|rd|ave)[^\n]{0,80}[A-Za-z],?\s)\d{4}(?=\s*(?:\n|$))", 0.7),
+    ("POSTAL_CODE", "line_end_postcode", r"(?<=\b(?i:address|cnr|corner|street|st|road|rd|ave)\b[^\n]{0,80},\s*[A-Z][a-z]+\s)\d{4}"
+     r"(?=\s*(?:\n|$))", 0.7),  # (a town after a comma before it: no year ending a list's line)
     # a street named in its own language, with its number ("Rua das Flores 63" left "Person C Flores 63")
     ("STREET_ADDRESS", "street_abroad", r"\b(?:Rua|Rue|Via|Calle|Avenida|Praça|Plaza|Piazza|Largo|Travessa|Carrer|Avinguda|"
      r"Boulevard|Quai|Place|Plac|Ulica)\s+(?:(?:d[aeo]s?|de la|del|dei|della|di|du|des)\s+)?[A-ZÀ-Ý][\w'’-]+"
@@ -351,9 +353,9 @@ VEIL_PATTERNS = [
     # an Irish Eircode ("Dublin 16, D16 X2P8" read as a person's name)
     ("POSTAL_CODE", "eircode", r"\b(?:[AC-FHKNPRTV-Y]\d{2}|D6W) (?=[0-9A-Z]{4}\b)(?=[A-Z]*\d)(?=\d*[A-Z])[0-9AC-FHKNPRTV-Y]{4}\b", 0.8),
     # a Dublin postal district ("Dublin 16"): part of an address, no town
-    ("POSTAL_CODE", "dublin_district", r"\bDublin\s+(?:[1-9]|1\d|2[0-4]|6W)\b(?!\s*(?:[-–]|\d|times?\b|[a-z]))", 0.8),
+    ("POSTAL_CODE", "dublin_district", r"\bDublin\s+(?:[1-9]|1\d|2[0-4]|6W)\b(?!\s*(?:[-–]|\d|times?\b|[a-z]))(?!\s+[A-Z][a-z]+\s+\d)", 0.8),
     # an Australian postcode after its state ("Sydney NSW 2000" read the year 2000 and became "NSW the 2000s")
-    ("POSTAL_CODE", "au_postcode", r"(?<=\b(?:NSW|VIC|Vic|QLD|Qld|SA|WA|TAS|Tas|NT|ACT)\s{1,2})\d{4}\b(?!\s+[a-z])", 0.85),
+    ("POSTAL_CODE", "au_postcode", r"(?<=\b[A-Z][a-z]+\s+(?:NSW|VIC|Vic|QLD|Qld|SA|WA|TAS|Tas|NT|ACT)\s{1,2})\d{4}\b(?!\s+[A-Za-z])", 0.85),
     ("PHONE_NUMBER", "nanp", r"(?<![\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\d-])", 0.75),
     ("PHONE_NUMBER", "international", r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,5}\)?){2,5}(?!\d)", 0.7),
 ]
@@ -2136,9 +2138,10 @@ def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
             for m in re.finditer(rf"(?<![\w'’-]){re.escape(w)}(?![\w'’-])", text):
                 if not any(o.start < m.end() and m.start() < o.end for o in out):
                     out.append(Span(m.start(), m.end(), w, s.type, s.score, s.evidence + "+again", dict(s.meta)))
-                elif sure and (same := next(
+                elif sure and not re.search(r"\b(?:in|to|from|at|near|of|across|around|into)\s+$", text[max(0, m.start() - 8):m.start()]) \
+                        and (same := next(
                         (o for o in out if (o.start, o.end) == m.span() and o.type in ("LOCATION", "ORG", "NAME", "PROPER")),
-                        None)) is not None:
+                        None)) is not None:  # (not "she moved to Georgia" after "Name: Georgia")
                     # a name a cue said is a person's is one where the NER read it otherwise ("Household: Mason
                     # (son, 4) ... Mason was playing" read "A city was playing")
                     out[out.index(same)] = Span(same.start, same.end, w, "PERSON", s.score, s.evidence + "+again", {})
@@ -2148,7 +2151,7 @@ def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
 _QUOTED_NICKNAME = re.compile(r"[\"“‘']([A-Z][a-z]{2,})[\"”’']")
 # a form's field that holds a name ("Patient: \"Biscuit\"", "Owner: Mrs. X"): the value is someone's name,
 # whatever the NER made of it (a pet's everyday word "Biscuit" was kept as a name of no known kind)
-_NAME_FIELD = re.compile(r"(?:^|(?<=[\n.;|]))[ \t]*(?:Patient|Pet|Animal|Name|Full name|Preferred name|Nickname|Owner|Client|Resident|Tenant|"
+_NAME_FIELD = re.compile(r"(?:^|(?<=[\n|]))[ \t]*(?:Patient|Pet|Animal|Name|Full name|Preferred name|Nickname|Owner|Client|Resident|Tenant|"
                          r"Child|Pupil|Student|Applicant|Employee|Member|Customer|Guest|Caller|Complainant|Manager|"
                          r"Supervisor|Reviewer|Line manager|Contact|Emergency contact|Next of kin|Reported by|Prepared by|"
                          r"Signed|Witness|Landlord|Agent|Adviser|Advisor|Referrer|Consultant|Surgeon|Nurse|Carer)"
@@ -2189,6 +2192,8 @@ def _named_pets_and_kin(text: str, spans: list[Span]) -> list[Span]:
     return out
 
 
+_ETHNIC_PREFIXES = frozenset("anglo franco austro afro sino indo greco graeco judeo italo russo euro hispano luso "
+                             "celto germano nordic scoto hiberno".split())
 _FAMILY = re.compile(r"\b[Tt]he\s+([A-Z][a-z]+(?:-[A-Z][a-z]+)*(?:es|s))\b(?!['’])")
 
 
@@ -2205,8 +2210,9 @@ def _families(text: str, spans: list[Span]) -> list[Span]:
     for m in _FAMILY.finditer(text):
         word = m.group(1)
         stem = word[:-2] if word.endswith("es") and word[:-2] in surnames else word[:-1]
-        if not ("-" in word or stem in surnames) or place_info(word) is not None:
-            continue
+        if not ("-" in word or stem in surnames) or place_info(word) is not None \
+                or word.split("-")[0].lower() in _ETHNIC_PREFIXES:
+            continue  # (not "the Anglo-Normans")
         a, b = m.span(1)
         inside = [o for o in out if o.start < b and a < o.end]
         if any(o.start < a or o.end > b or o.type in DIRECT_TYPES or (o.type == "ORG" and "-" in word) for o in inside):
@@ -2282,7 +2288,10 @@ def _place_with_s(text: str, s: Span) -> Span:
 
 def _first_line(s: Span) -> Span:
     """The span cut at its first line's end (an address's lines stay whole), and after a form's label."""
-    if s.type not in ("ADDRESS", "CLAIM") and (m := re.match(r"[A-Z][A-Za-z ]{0,20}:\s+(?=[A-Z\"“])", s.text)):
+    if s.text.startswith(("\n", " ")):
+        lead = len(s.text) - len(s.text.lstrip())
+        s = Span(s.start + lead, s.end, s.text[lead:], s.type, s.score, s.evidence, dict(s.meta))
+    if s.type in ("PERSON", "ORG", "NAME", "PROPER") and (m := re.match(r"[A-Z][A-Za-z ]{0,20}:\s+(?=[A-Z\"“])", s.text)):
         # nor across a form's label ("Household: Mason" was one organisation's name)
         s = Span(s.start + m.end(), s.end, s.text[m.end():], s.type, s.score, s.evidence, dict(s.meta))
     if "\n" not in s.text or s.type in ("ADDRESS", "CLAIM"):
@@ -2359,6 +2368,8 @@ def _field_names(text: str, spans: list[Span]) -> list[Span]:
     out = list(spans)
     for m in _NAME_FIELD.finditer(text):
         a, b = m.span(1)
+        if re.search(r"\b(?:Ltd|Inc|LLC|plc|PLC|Team|Group|Holdings|Company|Co|Services|Department|Office|Desk)\b", m.group(1)):
+            continue  # (a company's or a desk's name: "Owner: Acme Holdings Ltd.", "Contact: Sales Team")
         inside = [o for o in out if o.start < b and a < o.end]
         if any(o.type == "PERSON" or o.type in DIRECT_TYPES for o in inside) or any(o.start < a - 1 or o.end > b + 1 for o in inside):
             continue  # (already a person's; or a span reaching past the value, which knows better)
