@@ -911,6 +911,11 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             # the mention becomes "this person" (Person reads the flag)
             s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "role_said": True})
         d = policy.decide(s, ctx, subject)
+        if s.evidence == "cue:couple" and d.replacement is not None:
+            # two persons' names: "a couple" ("Tom & Aisling's wedding" read "someone's wedding")
+            d = dataclasses.replace(d, replacement="a couple's" if s.meta.get("role") == "possessive" else "a couple",
+                                    ladder=(), drop_unit=False, or_sentence=False,
+                                    reason="two persons' given names: a couple")
         if s.type == "LOCATION" and d.replacement and any(
                 e.type == "EVENT" and re.fullmatch(r",?\s+(?:in|at)\s+", text[e.end:s.start]) for e in spans if e.end <= s.start) \
                 and not any(o.type == "LOCATION" and re.fullmatch(r",\s+", text[s.end:o.start]) for o in spans if o.start >= s.end) \

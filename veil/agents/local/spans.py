@@ -281,7 +281,8 @@ PRESIDIO_TYPES = {
 _MONTHS_RX = (r"(?i:January|February|March|April|May|June|July|August|September|October|November|December|"
               r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?")
 _STREET_KINDS = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|"
-                 r"Parkway|Pkwy|Highway|Hwy|Circle|Cir|Square|Sq|Close|Crescent|Row|Alley|Trail)")
+                 r"Parkway|Pkwy|Highway|Hwy|Circle|Cir|Square|Sq|Close|Crescent|Row|Alley|Trail|Rise|Grove|Gardens|Mews|Walk|"
+                 r"Vale|Parade|Esplanade|Quay|Wynd)")
 # what labels an id (any case: "INCIDENT REPORT No. 2024-004417")
 _ID_LABELS = (r"(?:SIN|NI|NINO|PPSN?|TFN|IRD|PAN|PEN|UPN|ULN|NHI|CRN|PNR|(?i:account|acct\.?|policy|passport|social insurance|national insurance|"
               r"tax file|medicare|aadhaar|member(?:ship)?|licen[cs]e|customer|order|claim|case|reference|ref\.?|"
@@ -331,6 +332,8 @@ VEIL_PATTERNS = [
     # a shop's or a user's handle written as one word of three or more capitalised parts ("the Etsy shop
     # (RebeccaMakesCeramics)")
     ("ACCOUNT_ID", "camel_handle", r"(?<![\w@])[A-Z][a-z]+(?:[A-Z][a-z]+){2,}\d*\b", 0.7),
+    # a British number plate ("his company car (reg. MA19 KXT)" read "(reg. An organization)")
+    ("ACCOUNT_ID", "uk_plate", r"\b[A-Z]{2}\d{2}\s?[A-Z]{3}\b", 0.75),
     # a patent's number ("a patent for a low-sugar stabilizer (US 11,204,337 B2)": a search names the inventor)
     ("ACCOUNT_ID", "patent", r"\b(?:US|EP|WO|GB|CA|AU|DE|JP|CN)\s?(?:\d{1,3}(?:,\d{3}){1,3}|\d{6,})\s?[ABCUS]\d?\b", 0.85),
     # an account's or card's last digits ("an account ending 7702")
@@ -2020,7 +2023,8 @@ def _spans_of(text: str) -> tuple[Span, ...]:
                                   # brothers" keeps its name)
                                   and not (s.type == "PERSON" and " " not in s.text and not s.evidence.startswith("cue:")
                                            and text[max(0, s.start - 4):s.start] == "the " and _zipf(s.text.lower()) >= 5.0)])
-    spans = _families(text, _saints(text, _named_pets_and_kin(text, spans)))
+    spans = _couples(text, _families(text, _saints(text, _named_pets_and_kin(text, spans))))
+    spans = [s for s in spans if s.type in DIRECT_TYPES or not _PLACE_IN_A_BUILDING.fullmatch(s.text)]
     grown = [_with_its_flat(text, _place_with_s(text, _couple_or_landmark(text, s))) for s in spans]
     moved = [g for g, s in zip(grown, spans) if (g.start, g.end) != (s.start, s.end)]
     spans = [g for g in grown if g in moved or not any(m.start < g.end and g.start < m.end for m in moved)]
@@ -2194,6 +2198,31 @@ def _named_pets_and_kin(text: str, spans: list[Span]) -> list[Span]:
 
 _ETHNIC_PREFIXES = frozenset("anglo franco austro afro sino indo greco graeco judeo italo russo euro hispano luso "
                              "celto germano nordic scoto hiberno".split())
+# where in a building or a station one stands, which names no one ("walk to Gate 27" read "walk to a law")
+_PLACE_IN_A_BUILDING = re.compile(r"(?:Gate|Platform|Terminal|Room|Ward|Bed|Seat|Bay|Pier|Floor|Block|Desk|Counter)\s+"
+                                  r"[0-9]{1,4}[A-Z]?")
+_COUPLE = re.compile(r"\b([A-Z][a-z]+) (?:&|and) ([A-Z][a-z]+)\b")
+
+
+def _couples(text: str, spans: list[Span]) -> list[Span]:
+    """Two given names joined by "&" or "and" are two persons' ("Tom & Aisling's wedding" read "an
+    organization's wedding"): one span, a person's, over what the NER made of them."""
+    first_names = lexicon()["first_names"]
+    out = list(spans)
+    for m in _COUPLE.finditer(text):
+        named = [fold(g.lower()) in first_names for g in m.groups()]
+        if not any(named) or not all(n or _zipf(g.lower()) < 3.0 for n, g in zip(named, m.groups())) \
+                or place_info(m.group(1)) is not None:
+            continue  # (one a given name the list knows, the other one too or a rare word: "Tom & Aisling")
+        a, b = m.span()
+        inside = [o for o in out if o.start < b and a < o.end]
+        if any(o.type in DIRECT_TYPES or o.type == "PERSON" for o in inside):
+            continue
+        out = [o for o in out if o not in inside]
+        out.append(Span(a, b, m.group(0), "PERSON", 0.8, "cue:couple", {}))
+    return sorted(out, key=lambda s: s.start)
+
+
 _FAMILY = re.compile(r"\b[Tt]he\s+([A-Z][a-z]+(?:-[A-Z][a-z]+)*(?:es|s))\b(?!['’])")
 
 
