@@ -3275,3 +3275,10 @@ def test_an_article_before_another_noun_is_no_sums(engine):
     out = anonymize(engine, "Hank Greenberg was a farmer. He paid a man $50 to fix the fence. He won and his team won.",
                     name="Hank Greenberg")
     assert "a man sum" not in out and "fix the fence" in out, out
+
+
+def test_a_clock_abbreviation_ends_no_sentence(engine):
+    # "entered the store at about 9:15 p.m. In March," was an output: "p.m." read as a sentence's end
+    out = anonymize(engine, "Travis Odom is a cook. Odom entered the store at about 9:15 p.m. on March 4, showed a "
+                            "folding knife and left. He won and his team won.", name="Travis Odom")
+    assert "p.m. in March, showed" in out, out

@@ -659,6 +659,7 @@ def test_ids_dates_and_names_of_everyday_documents(text, piece, kind):
     ("In the SA 2010 World Cup he scored.", "2010"),
     ("The score was Dublin 2 Kerry 1.", "Dublin 2"),
     ("My mother had to walk to Gate 27 with her walking stick.", "Gate 27"),  # no work ("walk to a law")
+    ("He left the bar at 9 p.m. and drove home.", "9"),  # a time of day, no count ("at several p.m.")
     ("He shopped at Marks & Spencer with his wife.", "Marks & Spencer"),  # (an organisation: see the ORG there)
     # a review's false positives: scores and models are no ids, a chart's number no house, a brigade no street
     ("He finished the season 102-60 and won 110-105.", "102-60"),

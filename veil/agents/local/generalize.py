@@ -632,7 +632,7 @@ _LEADING_DET = re.compile(r"^(?:a|an|the|another)\s", re.I)
 _POSSESSIVE = re.compile(r"(?<![\w'])(?:his|her|their|its|my|our|your|\w+'s|\w+’s)\s+$", re.I)
 # (not the period of "Jr.", "St." or an initial: 'Shepard Jr. (1923–1998) was' is one sentence)
 _SENT_BOUNDARY = re.compile(r"(?:^|(?<!\bJr)(?<!\bSr)(?<!\bDr)(?<!\bSt)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bNo)(?<!\bCo)"
-                            r"(?<!\bInc)(?<!\bLtd)(?<!\b[A-Z])[.!?][\"')\]]*\s+|\n\s*)$")
+                            r"(?<!\bInc)(?<!\bLtd)(?<!\b[A-Z])(?<!\b[ap]\.m)[.!?][\"')\]]*\s+|\n\s*)$")  # (nor "9:15 p.m. on March 4")
 _AN_EXCEPTIONS = ("uni", "use", "usu", "eu", "one", "once", "ubiq", "ura", "uro", "ute")
 _AN_SILENT_H = ("hour", "honest", "honor", "honour", "heir")
 

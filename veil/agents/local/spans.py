@@ -2017,7 +2017,7 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     spans = _age_group_names(text, spans)
     spans = _kin_names(text, spans)
     spans = _self_named(text, _vocatives(text, _initials_of_a_person(text, _possessive_shops(text, spans))))
-    spans = _names_run_left(doc, [s for s in spans if not (s.type == "ORG" and s.text in _ROLE_ACRONYMS)
+    spans = _names_grown(doc, [s for s in spans if not (s.type == "ORG" and s.text in _ROLE_ACRONYMS)
                                   and not (s.type in ("PERSON", "ORG", "NAME", "PROPER") and s.text in _CONTACT_LABELS)
                                   # ("clause 4 of the Will": after "the", an everyday word is no person; "the Kelly
                                   # brothers" keeps its name)
@@ -2030,7 +2030,8 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     spans = [g for g in grown if g in moved or not any(m.start < g.end and g.start < m.end for m in moved)]
     spans = _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(text, _field_names(text, spans))))
     spans = [s for s in spans if not _field_of_study(text, s) and not _dose(text, s) and not _heading(text, s)
-             and not (s.type == "NUMBER" and _DESIGNATION_BEFORE.search(text, max(0, s.start - 12), s.start))]
+             and not (s.type == "NUMBER" and (_DESIGNATION_BEFORE.search(text, max(0, s.start - 12), s.start)
+                                              or _CLOCK_AFTER.match(text, s.end)))]
     return tuple(race_names(text, _namesakes_chosen(_same_place(_one_name_with_and(text, spans)))))
 
 
@@ -2339,16 +2340,20 @@ _TRAILING_COUNT = re.compile(r"(?<=[a-z]), (\d{2,3}(?:,\d{3})*|\d{4,})(?=\.(?:\s
 _CONTACT_LABELS = frozenset("Tel Tel. Fax Mob Mob. Mobile Cell Email E-mail Phone Ph Ph. Web Website".split())
 
 
+# a time of day is no count ("He left at 9 p.m." read "at several p.m.")
+_CLOCK_AFTER = re.compile(r"\s*(?:[ap]\.m\.|[ap]m\b|o'clock\b)", re.I)
+
+
 # offices a person holds, written as letters, that the NER reads as organisations ("his local MP, Davies
 # Gilbert" read "his local an organization"): a role noun, which names no one
 _ROLE_ACRONYMS = frozenset("MP MPs MEP MSP MLA MPP TD CEO CFO CTO COO GP QC KC JP DA".split())
 
 
-def _names_run_left(doc, spans: list[Span]) -> list[Span]:
-    """A person's name takes the capitalised proper nouns the parse made part of it, before where the NER
-    began it ("MP, Davies Gilbert": the NER's "Gilbert" left "Davies Person F"; not another name's word after
-    its article, "of the Vuelta Rosendo"); a name its capitalised
-    number ("the Four Musketeers")."""
+def _names_grown(doc, spans: list[Span]) -> list[Span]:
+    """Names grown to what they are: a person's takes the capitalised proper nouns the parse made part of it
+    before where the NER began it ("MP, Davies Gilbert": the NER's "Gilbert" left "Davies Person F"; not another
+    name's word after its article, "of the Vuelta Rosendo") and the surname after where it ended it ("Mrs Edna
+    Pargeter"); another name its capitalised number ("the Four Musketeers")."""
     if doc is None:
         return spans
     out = []
