@@ -3282,3 +3282,51 @@ def test_a_clock_abbreviation_ends_no_sentence(engine):
     out = anonymize(engine, "Travis Odom is a cook. Odom entered the store at about 9:15 p.m. on March 4, showed a "
                             "folding knife and left. He won and his team won.", name="Travis Odom")
     assert "p.m. in March, showed" in out, out
+
+
+@pytest.mark.parametrize("text, present, absent", [
+    # a form's value stands alone: a pseudonym, a kind, a placeholder, never nothing ("Full name:" and
+    # "Position applied for:" were outputs), and its short line is no stub to delete
+    ("Full name: Jonathan Perkins\nPosition applied for: Junior Marine Surveyor\nDepartment: Accounts Payable\n"
+     "He was born on 14/03/1962 in Leeds.",
+     ["Full name: Person A", "Position applied for: [redacted]", "Department: [redacted]"], ["Perkins", "Surveyor"]),
+    # two dates that bound one period are one span ("the 2020s – in the 2020s" was an output)
+    ("Manager: Danielle Osei\nReview period: Oct 1, 2023 – Sep 30, 2024\nOverall rating: 4", ["Review period: the "],
+     ["– in the", "Osei", "2023"]),
+    ("She worked there from 3 May 2001 to 9 June 2003. She liked it.", ["in the 2000s"], ["to the", "May"]),
+    # the second field of a line after a gap keeps its value, and the gap ("Employee ID:" was emptied)
+    ("Employee: Marcus Delacroix-Webb    Employee ID: 00483127\nManager: Danielle Osei",
+     ["Employee: Person A    Employee ID: [id]"], ["00483127"]),
+    # an all-caps heading before a dash keeps its value's kind ("EMPLOYMENT APPLICATION –" was an output)
+    ("EMPLOYMENT APPLICATION – Halvorsen Marine Services Ltd.\nPosition applied for: Surveyor",
+     ["EMPLOYMENT APPLICATION – a company"], ["Halvorsen"]),
+    # a relative's or a pet's name after "my wife", "our dog" goes, the relative stays
+    ("I will work on it – my wife Tasha would agree! Our dog Biscuit barked at the mail carrier.",
+     ["my wife would agree", "Our dog barked"], ["Tasha", "Biscuit", "Person"]),
+    # a bare role noun before a name takes the name's article ("with vendor an organization" was an output)
+    ("He will lead the compressor replacement project with vendor Linde.", ["with a vendor."], ["Linde", "organization"]),
+    # an acronym's number is an id under its label, and the acronym no organisation ("PPSN: [id] no.:" was an output)
+    ("PPSN: 7823456TA    GMS no.: 1093284\nMobile: 087 614 2290", ["GMS no.: [id]"], ["1093284"]),
+])
+def test_forms_keep_their_fields(engine, text, present, absent):
+    out = anonymize(engine, text)
+    for p in present:
+        assert p in out, out
+    for a in absent:
+        assert a not in out, out
+
+
+def test_a_line_that_goes_takes_its_line_break_and_a_list_keeps_its_bullets(engine):
+    # a deleted line left a blank line in a form, a deleted first sentence left " In March" at a line's start, a
+    # deleted item took the next one's bullet, and a quotation's opening mark left its closing one
+    text = ("ANNUAL REVIEW\nEmployee: Marcus Webb\nTitle: Senior Cryogenic Systems Technician, Building 7 Helium Recovery\n"
+            "Manager: Danielle Osei\n\nSummary\nMarcus continues to be the go-to person for the Zorvex liquefier. In March "
+            "he diagnosed a failing bearing.\n\nAction taken:\n- Assisted up using the Raizer chair.\n- Skin tear dressed "
+            "with Steri-Strips.\n- Daughter informed at 08:05.\n\nEmployee comments\n\"Thanks Danielle. I will work on "
+            "it – my wife Tasha would agree! Please note my new cell: 630-555-0172.\"")
+    out = anonymize(engine, text)
+    lines = out.split("\n")
+    assert not any(line.startswith(" ") for line in lines), out
+    assert "Employee: Person A\nManager: Person B\n" in out, out  # (no blank line where a field's line went)
+    assert "- Daughter informed" in out, out
+    assert not out.rstrip().endswith('"') or out.count('"') % 2 == 0, out

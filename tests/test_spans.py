@@ -715,3 +715,30 @@ def test_an_honour_of_the_year_never_swallows_the_name_before_it():
 ])
 def test_a_weekday_and_a_preposition_go_with_their_date(text, piece):
     assert any(s.type == "DATE" and s.text == piece for s in find_spans(text)), find_spans(text)
+
+
+@pytest.mark.parametrize("text, piece, kind", [
+    # an address is one line's ("14th August 2024\n\nConsultant Rheumatologist\nSt" was one street address)
+    ("14th August 2024\n\nConsultant Rheumatologist\nSt Vincent's University Hospital", "14th August 2024", "DATE"),
+    ("Level 6, 120 Phillip Street, Sydney NSW 2000\nOur ref: EST/4412/BL", "2000", "ADDRESS"),  # a postcode at a line's end
+    ("Address: 402-88 Dundas Street West, Toronto", "402-88 Dundas Street West", "ADDRESS"),  # a unit and a direction
+    ("PPSN: 7823456TA    GMS no.: 1093284", "1093284", "ID"),
+    ('Name: Ngozi Adeyemi-Clarke. Preferred name: "Zizi". Address: 12 Elm Road.', '"Zizi"', "PERSON"),
+    ("Review period: Oct 1, 2023 – Sep 30, 2024", "Oct 1, 2023 – Sep 30, 2024", "YEAR"),
+])
+def test_lines_of_forms(text, piece, kind):
+    got = {s.text: s.type for s in find_spans(text)}
+    assert got.get(piece) == kind, got
+
+
+@pytest.mark.parametrize("text, piece", [
+    ("Signatures: M. Delacroix-Webb, 10/18/2024", "Signatures"),  # a label, no name
+    ("PPSN: 7823456TA    GMS no.: 1093284", "GMS"),  # a scheme's acronym before its number's label
+])
+def test_a_forms_label_is_no_name(text, piece):
+    assert piece not in {s.text for s in find_spans(text)}, find_spans(text)
+
+
+def test_a_speakers_given_name_before_a_colon_is_a_name():
+    assert any(s.text == "Dave" and s.type == "PERSON" for s in find_spans("Dave: on my way, see you at 8")), \
+        find_spans("Dave: on my way, see you at 8")

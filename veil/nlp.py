@@ -167,8 +167,15 @@ class IndexedAttributeRuler:
 _BULLET_MARKS = "*•‣"
 BULLET = re.compile(rf"(?:\\n|\n)[ \t]*[{_BULLET_MARKS}–-][ \t]+(?=\S)")
 _LINE_END = re.compile(r"\\n|\n")
+# a form's label at a line's start ("Review period:", "Driver's licence no.:")
+FORM_LABEL = r"[A-Z][\w./'’()&\- ]{0,30}:"
+FORM_LINE = re.compile(rf"(?m)^[ \t]*{FORM_LABEL}[ \t]*\S[^\n]*$")
+# a heading's line: short, with no sentence's punctuation ("Summary", "Areas for growth", "Follow-up:")
+_HEADING_LINE = re.compile(r"(?m)^[ \t]*[A-Z][^\n.!?;:,]{0,40}:?$(?=\n[ \t]*[A-Z\d\"“])")
 
 
+# words whose abbreviation's point stands before a number ("At approx. 03:15 I heard")
+_ABBREVIATED_BEFORE_NUMBER = frozenset("approx ca c appr est no nos".split())
 # abbreviations that always stand before a name
 _NEVER_ENDS = frozenset("Mr. Mrs. Ms. Dr. Prof. Rev. Gen. Capt. Lt. Sgt. Col. Maj. Gov. Sen. Rep. Hon. Fr. St. Mt.".split())
 
@@ -191,11 +198,20 @@ def _boundaries(doc):
     - a placeholder veil wrote ("[id]") neither starts nor ends a sentence by itself;
     - no sentence starts with a lower-case word right after a capitalised one ("born in Freiburg |
       im Breisgau" was split there);
-    - a point glued between a word and a capitalised one ends a sentence ("Hospital.During")."""
+    - a point glued between a word and a capitalised one ends a sentence ("Hospital.During");
+    - a form's line ("Review period: Oct 1, 2023 – Sep 30, 2024") is a sentence of its own, and so is a
+      heading's ("Summary"): run into the next line, an edit of one took the other."""
     from veil.agents.literal import NICKNAMED
 
     text = doc.text
     starts = [m.end() for m in list(BULLET.finditer(text)) + list(_PARAGRAPH_END.finditer(text))]
+    for m in FORM_LINE.finditer(text):
+        starts += [m.start(), m.end() + 1]
+        line = doc.char_span(m.start(), m.end(), alignment_mode="expand")
+        for tok in line[1:] if line is not None else ():
+            if tok.nbor(-1).text == ":":
+                tok.is_sent_start = False  # ("Department: | Facilities Engineering", "GMS no.: | 1093284" were split)
+    starts += [m.end() + 1 for m in _HEADING_LINE.finditer(text)]
     for m in BULLET.finditer(text):
         # and the line after a list's last item ("The Blue Book\nHe died in Paris." is two sentences)
         nl = _LINE_END.search(text, m.end())
@@ -235,9 +251,9 @@ def _boundaries(doc):
             tok.is_sent_start = False  # "in 1992. 1995 | she was ranked": the writer's bare year opens the sentence
         elif prev.lower_ in ("a.m.", "p.m.") and tok.is_lower:
             tok.is_sent_start = False  # "at about 9:15 p.m. | on 12 March" ("p.m. In March," was an output)
-        elif re.fullmatch(r"\d+(?:st|nd|rd|th)?", prev.text) and prev.whitespace_ == " " and (tok.is_title or tok.like_num) \
-                and prev.i > 0 and prev.nbor(-1).text not in (".", "!", "?"):
-            tok.is_sent_start = False  # "Level 2, 115 | Pitt Street", "14th | August 2024": a number runs on in its line
+        elif re.fullmatch(r"\d+(?:st|nd|rd|th)?|\d{1,2}:\d\d", prev.text) and prev.whitespace_ == " " and (tok.is_title or tok.like_num) \
+                and prev.i > 0 and (prev.nbor(-1).text not in (".", "!", "?") or (prev.i > 1 and prev.nbor(-2).lower_ in _ABBREVIATED_BEFORE_NUMBER)):
+            tok.is_sent_start = False  # "Level 2, 115 | Pitt Street", "14th | August 2024", "At approx. 03:15 | I heard": a number runs on in its line
         elif (prev.lower_ in ("no.", "nos.") or (prev.text == "." and prev.i > 0 and prev.nbor(-1).lower_ in ("no", "nos")
                                                   and not prev.nbor(-1).whitespace_)) \
                 and (any(c.isdigit() for c in tok.text) or tok.text == "[" or (tok.text.isupper() and len(tok.text) > 1)):
@@ -428,17 +444,28 @@ def parse_many(texts: Iterable[str], batch_size: int = 32) -> list:
         return list(model.pipe(texts, batch_size=batch_size))
 
 
+def live_sents(doc) -> list:
+    """The ``Doc``'s sentences that :func:`sentence_spans` gives offsets of: none that is blank or a
+    list's bullet alone."""
+    return [s for s in doc.sents if s.text.strip() and not re.fullmatch(rf"\s*[{_BULLET_MARKS}–-]\s*", s.text)]
+
+
 def sentence_spans(doc) -> list[tuple[int, int]]:
     """Character offsets of the sentences of a parsed ``Doc`` (whitespace trimmed)."""
     out = []
-    for s in doc.sents:
+    for s in live_sents(doc):
         text = s.text
-        if not text.strip():
-            continue
         start = s.start_char + (len(text) - len(text.lstrip()))
         end = s.end_char - (len(text) - len(text.rstrip()))
+        # the next list item's bullet is no part of a sentence ("Skin tear cleaned and dressed.\n-" went with
+        # its bullet, and the next item was left without one); nor is a bullet alone a sentence
+        if (m := _TRAILING_BULLET.search(doc.text, start, end)) is not None:
+            end = m.start()
         out.append((start, end))
     return out
+
+
+_TRAILING_BULLET = re.compile(rf"\s*\n[ \t]*[{_BULLET_MARKS}–-]$")
 
 
 def sentences(text: str) -> list[str]:
@@ -713,5 +740,5 @@ def _stop_words() -> tuple[frozenset[str], frozenset[str]]:
     return english, frozenset(foreign - english)
 
 
-__all__ = ["MODEL", "ModelMissingError", "nlp", "parse", "parse_many", "prefetch", "sentence_spans", "sentences", "check_sentence",
+__all__ = ["MODEL", "ModelMissingError", "nlp", "parse", "parse_many", "prefetch", "live_sents", "sentence_spans", "sentences", "check_sentence",
            "check_text", "dangling", "has_verbal_root", "is_english", "SentenceCheck"]

@@ -51,7 +51,8 @@ from veil.agents.local.units import (
 from veil.agents.batch import Batch
 from veil.agents.local.world import LocalBatch, LocalWorld, local_batch
 
-_WS = re.compile(r"[ \t]{2,}")
+# (never the gap between two of a form's fields: "Employee: Person A    Employee ID: [id]")
+_WS = re.compile(rf"(?<![ \t])[ \t]{{2,}}(?![ \t]*{nlp.FORM_LABEL}[ \t])")
 _SPACE_PUNCT = re.compile(r"\s+([,.;:!?)])(?!(?<=\.)\d)")  # (not a decimal's point: "over .300")
 _DOUBLE_PUNCT = re.compile(r"([,;:])\s*([,.;:!?])")
 _OPEN_PAREN_SPACE = re.compile(r"\(\s+")
@@ -846,7 +847,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
     # the writer's sentences parsed alone, in one batch: the parse check of an edited sentence
     # compares it with its original (a list's lost "and", a lost complement, the same failure)
     nlp.prefetch([text[a:b] for a, b in sents])
-    live = [s for s in doc.sents if s.text.strip()]
+    live = nlp.live_sents(doc)
     has_root = [nlp.has_verbal_root(s) for s in live]
     bare = [nlp.bare_verb(s) for s in live]
 
@@ -975,6 +976,18 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                 d = dataclasses.replace(d, replacement=f"{article_for(role_words)} {role_words}", ladder=(),
                                         drop_unit=False, or_sentence=False,
                                         reason="a person's name after their role noun goes; the role takes an article")
+        elif s.type in ("ORG", "NAME", "PROPER") and (before := _role_before(s, doc)) is not None and not before[1] \
+                and not s.meta.get("role") == "field" and text[before[0] - 1:before[0]].isspace() \
+                and re.fullmatch(r"(?:[a-z]+ )+", text[before[0]:s.start]) \
+                and not re.search(r"\b(?i:the|an?|his|her|their|its|our|my|your|this|that)\s+(?:[a-z]+\s+)*$", text[max(0, before[0] - 8):s.start]):
+            # (a noun glued to what is before it is part of it: "3-year-old border collie Biscuit"; a determiner
+            # before it makes no bare noun: "the rookie level Grand Junction Rockies")
+            # "with vendor Linde" -> "with a vendor" ("with vendor an organization" was an output): the noun before
+            # the name says what it is, and takes the article the name stood for
+            words = text[before[0]:s.start].strip()
+            s = Span(before[0], s.end, text[before[0]:s.end], s.type, s.score, s.evidence, s.meta)
+            d = dataclasses.replace(d, replacement=f"{article_for(words)} {words}", ladder=(), drop_unit=False,
+                                    or_sentence=False, reason="a name after the noun that says what it is goes; the noun takes an article")
         if s.type in ("DATE", "YEAR") and s.meta.get("role") == "modifier" and d.replacement == "" \
                 and re.search(r"\b[Tt]he\s+$", text[max(0, s.start - 5):s.start]) \
                 and not _RANKS.search(text[slice(*sents[sentence_of(s.start)])]) \
@@ -2212,6 +2225,20 @@ def _exact_day(u: "Unit") -> bool:
 
 
 _FIELD_BEFORE = re.compile(r"(?:^|[\n\t]|\s{2})[A-Z][\w./ ]{0,24}:\s*$")
+# a form's label before its value ("Position applied for: ", "Driver's licence no.: "), or a heading in
+# capitals before a dash ("EMPLOYMENT APPLICATION – ")
+_FIELD_LABEL = re.compile(rf"(?:^|(?<=\n)|(?<=\S[ ]{{2}})|(?<=\S\t)|(?<=[\w\"”)\]]\. ))[ \t]*(?:{nlp.FORM_LABEL}|[A-Z][A-Z0-9&/'’ ]{{2,40}}[ \t][–—-])[ \t]*$")
+# what may follow a field's value on its line: nothing, or a gap before the next field ("Employee: X    ID: …")
+_FIELD_END = re.compile(rf"\.?[ \t]*(?:$|\n|\t|[ ]{{2}}|\|)|\.[ ](?={nlp.FORM_LABEL}[ \t])")  # (or a point before the next one's label)
+
+
+def field_value(s: Span, text: str) -> bool:
+    """Whether the span is the whole value of a form's field ("Full name: Jonathan Perkins",
+    "Department: Accounts Payable"): nothing of a sentence stands around it, so what replaces it
+    must stand alone (a pseudonym, a kind, a placeholder), and no phrase of its own can go
+    ("Full name:" with nothing after it was an output)."""
+    line = text.rfind("\n", 0, s.start) + 1
+    return bool(_FIELD_LABEL.search(text, line, s.start)) and bool(_FIELD_END.match(text, s.end))
 
 
 def _with_slot(s: Span, doc) -> Span:
@@ -2221,7 +2248,9 @@ def _with_slot(s: Span, doc) -> Span:
         return s  # (", full name X": goes whole, whatever the parse made of it)
     s = _with_compounds(s, doc)
     role = role_of(s, doc)
-    if s.type in ("DATE", "DOB", "YEAR") and _FIELD_BEFORE.search(nlp.text_of(doc), max(0, s.start - 30), s.start):
+    if field_value(s, nlp.text_of(doc)):
+        role = "field"
+    elif s.type in ("DATE", "DOB", "YEAR") and _FIELD_BEFORE.search(nlp.text_of(doc), max(0, s.start - 30), s.start):
         role = None  # a form's field ("DOB: 11/04/1951" across a header's two lines stayed: no kind noun fit)
     if role == "modifier" and s.evidence != "regex:n_time":  # ("5 time" stays itself: "multiple-time")
         s = _with_modifier_tail(s, doc)
@@ -2822,8 +2851,14 @@ class Plan:
         gone = False  # the sentence before this one was deleted
         last: int | None = None  # where in out the latest sentence written stands
         last_si = -1  # and which sentence it is
+        line_gone = False  # the sentence before this one was a whole line, and was deleted
         for si, (a, b) in enumerate(self.analysis.sentences):
             out.append(text[pos:a])
+            if line_gone and out[-1].lstrip(" \t").startswith("\n"):
+                out[-1] = out[-1].lstrip(" \t")[1:]  # its line break goes with it ("Employee: …\n\nDepartment:" was an output)
+            if gone and out[-1] and not out[-1].strip() and "\n" not in out[-1] and (not "".join(out[:-1])
+                                                                                   or "".join(out[:-1])[-1:] == "\n"):
+                out[-1] = ""  # a line's first sentence went: the space after it too ("Summary\n In March" was an output)
             rendered = self.render_sentence(si, choice)
             after_gone = gone
             if gone and rendered and (m := _CONNECTIVE.match(rendered)):
@@ -2831,6 +2866,7 @@ class Plan:
                 # connective goes (it links to nothing), the statement stays
                 rendered = rendered[m.end()].upper() + rendered[m.end() + 1:]
             gone = not rendered and bool(text[a:b].strip())
+            line_gone = gone and text[:a].rstrip(" \t")[-1:] in ("\n", "") and text[b:].lstrip(" \t")[:1] == "\n"
             if rendered and si > 0 and pos == a and a > 0 and text[a - 1] in ".!?" and out[-2:-1] and out[-2] \
                     and (rendered != text[a:b] or out[-2] != text[slice(*self.analysis.sentences[si - 1])]):
                 out[-1] = " "  # the writer's "Hospital.During": sentences stand apart once edited
@@ -2851,6 +2887,8 @@ class Plan:
             out.append(rendered)
             pos = b
         out.append(text[pos:])
+        if line_gone and out[-1].lstrip(" \t").startswith("\n"):
+            out[-1] = out[-1].lstrip(" \t")[1:]
         joined = "".join(out)
         # the sentence splitter may cut "1995 | she was ranked": the fronted date across the cut
         joined = _fronted_period(joined)
@@ -2859,7 +2897,11 @@ class Plan:
         joined = _EMPTY_ITEM.sub("", joined)
         joined = _BARE_HEADING.sub("", joined)
         joined = re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", joined)  # (the blank lines deleted lines leave: one)
-        return re.sub(r"[ \t]+\n", "\n", re.sub(r"(?<=\S)[ \t]{2,}", " ", joined)).strip() if joined.strip() else ""
+        # a quotation's closing mark at a line's end whose opening went with a deleted sentence ('list. "' was an
+        # output of '"Thanks Danielle. ... list: 630-555-0172."'), or its opening mark with nothing after it
+        joined = "\n".join(re.sub(r'(?<=[.!?])\s*"$|^"\s*$', "", line) if line.count('"') % 2 and not re.search(r'\d"', line)
+                            else line for line in joined.split("\n"))
+        return re.sub(r"[ \t]+\n", "\n", re.sub(rf"(?<=\S)[ \t]{{2,}}(?![ \t]*{nlp.FORM_LABEL}[ \t])", " ", joined)).strip() if joined.strip() else ""
 
     def sentences(self, choice: dict[int, str] | None = None) -> list[str]:
         """The sentences this choice writes (deleted ones left out): what the semantic attacker
@@ -3117,7 +3159,9 @@ class LocalOptimizer(Optimizer):
                 continue
             nl = _LINE_END.search(text, m.end())
             for k, (a, b) in enumerate(sents):
-                if a <= m.start() < b and (text[a:m.start()].rstrip().endswith(":") or not text[a:m.start()].strip()):
+                # (a sentence ends before the next item's bullet: veil.nlp.sentence_spans)
+                if a <= m.start() and (m.start() < b or not text[b:m.start()].strip()) \
+                        and (text[a:m.start()].rstrip().endswith(":") or not text[a:m.start()].strip()):
                     out.add(k)  # the heading, or a sentence the bullet starts
                 if a <= m.end() < b or (m.end() <= a and text[m.end():a].strip() == "") or (
                         nl is not None and m.end() <= a < nl.start()):
@@ -3618,7 +3662,9 @@ class LocalOptimizer(Optimizer):
         for si in live[1:]:
             k = sentence_unit[si]
             now = plan.sentence_tokens(si) if k not in plan.choice else Counter()
-            if k in plan.choice or not any(i in plan.choice for i in plan.analysis.by_sentence(si)):
+            if k in plan.choice or not any(i in plan.choice for i in plan.analysis.by_sentence(si)) \
+                    or nlp.FORM_LINE.match(plan.analysis.text[slice(*plan.analysis.sentences[si])].strip()):
+                # (a form's line is short by nature: "Review period: the 2020s" says what the form asks)
                 said |= set(now)
                 continue
             before = plan.sentence_tokens(si, {})
@@ -3667,7 +3713,7 @@ class LocalOptimizer(Optimizer):
             # rare word before a point, never an English word: "A German entomologist." is no citation)
             abbreviations = {w for w in re.findall(r"\b([^\W\d_]+)\.", sentence) if len(w) <= 5 and _zipf(w.lower()) < 3.5}
             if si in sentence_unit and sentence_unit[si] not in plan.choice and not plan.analysis.has_root[si] \
-                    and words and not sentence.endswith(("!", "?")) \
+                    and words and not sentence.endswith(("!", "?")) and not nlp.FORM_LINE.match(sentence) \
                     and all(w[0].isupper() or w in abbreviations for w in words):
                 if runs and runs[-1][-1] == si - 1:
                     runs[-1].append(si)

@@ -267,6 +267,9 @@ class Generalize(Operator):
             # "his six Grand Slam titles" -> "his six titles" is false (he has others): its phrase goes
             return Decision(None, (), f"{kind} modifying a noun counted as all of them: its phrase goes",
                             drop_unit=True, or_sentence=True)
+        if not ladder and span.meta.get("role") == "field" and rule.get("unknown") == "drop":
+            # "Department: Accounts Payable": no phrase holds a form's value, and an empty field does not read
+            return Decision("[redacted]", (), f"{kind} of no known kind as a form's value: a placeholder")
         if not ladder:
             if span.type in ("NAME", "LOCATION") and (slot := slot_kind(span)) \
                     and (slot != "a team" or " " in span.text.strip()):
@@ -283,6 +286,17 @@ class Generalize(Operator):
             return Decision(None, (), "no truthful generalization known")
         rung, above = pick(span, ladder, rule.get("level", "kind"))
         role = span.meta.get("role")
+        if role == "field":
+            # a form's value stands alone: its rung as it is ("Employer: a company", "Date of birth: the 1990s"),
+            # a place as its kind in its region ("City: a city in Saskatchewan": a region alone is no city)
+            if span.type == "LOCATION" and rung is not None and rung[:2] != "a " \
+                    and (noun := kind_noun(span)) and noun != "a continent":
+                return Decision(f"{noun} in {rung}", tuple(f"{noun} in {a}" for a in above if a[:2] != "a "),
+                                f"{kind} as a form's value becomes its kind in its {rule.get('level', 'region')}")
+            if rung is None:
+                return Decision(None, tuple(above), f"{kind} is already as general as the policy asks")
+            return Decision(rung, tuple(above), f"{kind} as a form's value generalized to "
+                                                f"{rule.get('level', 'its kind')} by the policy")
         if span.meta.get("negated"):
             # "never qualified for the Candidates Tournament" -> "never qualified for a competition" denies
             # more than the writer did: no rung is true there, its phrase (or sentence) goes
@@ -444,7 +458,7 @@ class Drop(Operator):
 
     def decide(self, span, ctx, rule, subject):
         return Decision(PLACEHOLDERS.get(span.type, "[redacted]"), (), f"{span.type.lower()} is a direct identifier",
-                        drop_unit=True)
+                        drop_unit=span.meta.get("role") != "field")  # (a form's value has no phrase: "Phone: [phone]")
 
 
 class Remove(Operator):
@@ -460,6 +474,8 @@ class Remove(Operator):
         if span.meta.get("plain"):  # "was the first Dutch baseball player" -> "was a Dutch baseball player"
             return Decision(span.meta["plain"], (), f"a unique claim ({span.type.lower()}): its ranking goes, "
                             "the noun it ranked stays")
+        if span.meta.get("role") == "field":
+            return Decision("[redacted]", (), f"a unique claim ({span.type.lower()}) as a form's value: a placeholder")
         return Decision(None, (), f"a unique claim ({span.type.lower()}): its phrase is removed", drop_unit=True,
                         or_sentence=bool(rule.get("or_sentence")))
 
@@ -589,6 +605,9 @@ class Person(Operator):
         name = re.sub(r"\s*['’]s?$", "", span.text)
         pseudo = ctx.pseudonyms.placeholder(name, ctx.doc_id)
         slot = span.meta.get("slot")
+        if span.meta.get("role") == "field":
+            # "Full name: Jonathan Perkins": a pronoun or a role noun does not stand alone as a value
+            return Decision(pseudo, (), "a person's name as a form's value becomes a consistent pseudonym")
         if span.meta.get("kin_apposition"):
             # ", Beata," after "a wife": the span holds its commas; the relative stays, the name goes (first: a
             # son who shares the subject's given name is no "him")

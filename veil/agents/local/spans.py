@@ -300,6 +300,8 @@ VEIL_PATTERNS = [
     ("ACCOUNT_ID", "labelled_id", rf"(?<=\b{_ID_LABELS}(?:\s+(?i:number|no\.?|ID|#))?(?:\s+(?:is|was))?\s*[:#]?\s*)"
      r"(?:(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,}|\d{3,4}(?: \d{3,4}){1,4})\b", 0.85),  # (or digits in groups: an
     # NHS number "485 777 3456" was a phone)
+    # a number after an acronym's "no." ("GMS no.: 1093284", "PRSI No 4471902"): a scheme's number for its member
+    ("ACCOUNT_ID", "acronym_number", r"(?<=\b[A-Z]{2,5}\s+(?i:no\.?|number|#)\s*[:#]?\s*)\d{5,}\b", 0.85),
     # "badge #5521", "Apt #12": a number after a label and "#"
     ("ACCOUNT_ID", "hash_id", rf"(?<=\b{_ID_LABELS}\.?\s*)#\s?[A-Z]?\d{{2,}}[A-Z]?\b", 0.85),
     # a code of five digits or more with letters or hyphens, whatever stands before it ("BW-00938417",
@@ -311,10 +313,13 @@ VEIL_PATTERNS = [
     ("DATE_OF_BIRTH", "dob", r"(?<=\b(?:DOB|D\.O\.B\.|[Dd]ate of [Bb]irth|[Bb]orn(?: on)?|[Bb]irthday(?: is)?)\s*[:,]?\s*)"
      rf"(?:\d{{1,2}}[/.-]\d{{1,2}}[/.-](?:\d{{4}}|\d{{2}})|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS_RX}\s*,?\s+\d{{4}}|"
      rf"{_MONTHS_RX}\s+\d{{1,2}}(?:st|nd|rd|th)?\s*,?\s+\d{{4}}|\d{{4}}-\d{{2}}-\d{{2}})", 0.9),
-    ("STREET_ADDRESS", "street", r"\b\d{1,6}[A-Za-z]?\s+(?:[NSEW]\.?\s+)?(?:[A-Z][\w'’-]*\s+){1,4}" + _STREET_KINDS
-     + r"\b\.?(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat)\.?\s*#?\w+)?", 0.85),
+    # (within its line: "14th August 2024\n\nConsultant Rheumatologist\nSt Vincent's" was one address)
+    # (a unit's number before it and a direction after: "402-88 Dundas Street West" left "402-[address] West")
+    ("STREET_ADDRESS", "street", r"(?<![\w/-])(?:\d{1,5}[A-Za-z]?[-/])?\d{1,6}[A-Za-z]?[ \t]+(?:[NSEW]\.?[ \t]+)?(?:[A-Z][\w'’-]*[ \t]+){1,4}"
+     + _STREET_KINDS + r"\b\.?(?:[ \t]+(?:North|South|East|West|NE|NW|SE|SW)\b)?"
+     r"(?:,?[ \t]+(?:Apt|Apartment|Suite|Ste|Unit|Flat)\.?[ \t]*#?\w+)?", 0.85),
     # a named street without a number ("off of Yale Boulevard", "on East 18th Street"): where someone lives or works
-    ("STREET_ADDRESS", "street_name", r"\b(?:(?:North|South|East|West|[NSEW]\.)\s+)?(?:[A-Z][\w'’-]+\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,3}"
+    ("STREET_ADDRESS", "street_name", r"\b(?:(?:North|South|East|West|[NSEW]\.)[ \t]+)?(?:[A-Z][\w'’-]+[ \t]+|\d{1,3}(?:st|nd|rd|th)[ \t]+){1,3}"
      r"(?:Street|Avenue|Boulevard|Road|Lane|Drive|Terrace|Parkway)\b", 0.6),
     # a social-media handle ("Insta: @jonas.blaast"; never an e-mail's second half)
     ("ACCOUNT_ID", "handle", r"(?<![\w@.])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{1,29}[A-Za-z0-9_])(?![\w@])", 0.8),
@@ -358,7 +363,7 @@ VEIL_PATTERNS = [
     # a Dublin postal district ("Dublin 16"): part of an address, no town
     ("POSTAL_CODE", "dublin_district", r"\bDublin\s+(?:[1-9]|1\d|2[0-4]|6W)\b(?!\s*(?:[-–]|\d|times?\b|[a-z]))(?!\s+[A-Z][a-z]+\s+\d)", 0.8),
     # an Australian postcode after its state ("Sydney NSW 2000" read the year 2000 and became "NSW the 2000s")
-    ("POSTAL_CODE", "au_postcode", r"(?<=\b[A-Z][a-z]+\s+(?:NSW|VIC|Vic|QLD|Qld|SA|WA|TAS|Tas|NT|ACT)\s{1,2})\d{4}\b(?!\s+[A-Za-z])", 0.85),
+    ("POSTAL_CODE", "au_postcode", r"(?<=\b[A-Z][a-z]+\s+(?:NSW|VIC|Vic|QLD|Qld|SA|WA|TAS|Tas|NT|ACT)\s{1,2})\d{4}\b(?![ \t]+[A-Za-z])", 0.85),
     ("PHONE_NUMBER", "nanp", r"(?<![\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\d-])", 0.75),
     ("PHONE_NUMBER", "international", r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,5}\)?){2,5}(?!\d)", 0.7),
 ]
@@ -2030,9 +2035,50 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     spans = [g for g in grown if g in moved or not any(m.start < g.end and g.start < m.end for m in moved)]
     spans = _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(text, _field_names(text, spans))))
     spans = [s for s in spans if not _field_of_study(text, s) and not _dose(text, s) and not _heading(text, s)
+             and not (s.type in ("ORG", "NAME", "PROPER") and _SCHEME_BEFORE_NUMBER.fullmatch(s.text)
+                      and _NUMBER_LABEL_AFTER.match(text, s.end))  # ("GMS no.: 1093284": a label's, no body named)
+             and not _form_label(text, s)
              and not (s.type == "NUMBER" and (_DESIGNATION_BEFORE.search(text, max(0, s.start - 12), s.start)
                                               or _CLOCK_AFTER.match(text, s.end)))]
-    return tuple(race_names(text, _namesakes_chosen(_same_place(_one_name_with_and(text, spans)))))
+    return tuple(race_names(text, _namesakes_chosen(_same_place(_date_ranges(text, _one_name_with_and(text, spans))))))
+
+
+# what joins two dates into one period ("Oct 1, 2023 – Sep 30, 2024", "from 3 May 2001 to 9 June 2003")
+_DATE_JOIN = re.compile(r"\s*(?:[–—-]|to|until|through|and)\s*")
+_DATE_OPEN = re.compile(r"\b(?P<w>[Ff]rom|[Bb]etween)\s+$")
+
+
+def _date_ranges(text: str, spans: list[Span]) -> list[Span]:
+    """Two dates that bound one period are one span of years ("Review period: Oct 1, 2023 – Sep 30, 2024"
+    read "the 2020s – in the 2020s": each date went its own way), with its "from" or "between"."""
+    spans = sorted(spans, key=lambda s: s.start)
+    out: list[Span] = []
+    i = 0
+    while i < len(spans):
+        a = spans[i]
+        b = spans[i + 1] if i + 1 < len(spans) else None
+        if b is not None and a.type in ("DATE", "DOB") and b.type in ("DATE", "DOB") \
+                and isinstance(ya := a.meta.get("year"), int) and isinstance(yb := b.meta.get("year"), int) \
+                and a.meta.get("granularity") in ("day", "month") and b.meta.get("granularity") in ("day", "month") \
+                and ya <= yb and (j := _DATE_JOIN.fullmatch(text, a.end, b.start)) is not None \
+                and not (text[a.start - 1:a.start] == "(" and text[b.end:b.end + 1] == ")"):
+            # (a bracket's two dates stay two: "(March 4, 1871 – March 3, 1875)" reads "(1870s)" once tidied)
+            word = j.group(0).strip()
+            opener = _DATE_OPEN.search(text, max(0, a.start - 10), a.start)
+            if word == "and" and not (opener and opener.group("w").lower() == "between"):
+                out.append(a)
+                i += 1
+                continue
+            start = opener.start() if opener and (opener.group("w").lower() == "between") == (word == "and") else a.start
+            meta = {"year": ya, "year_end": yb}
+            if start != a.start:
+                meta[opener.group("w").lower()] = True
+            out.append(Span(start, b.end, text[start:b.end], "YEAR", max(a.score, b.score), "regex:date_range", meta))
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
 
 
 _DEGREE_IN = re.compile(r"\b(?:Ph\.?\s?D\.?|doctorate|degree|diploma|master'?s|bachelor'?s|B\.?A\.?|B\.?Sc?\.?|M\.?A\.?|M\.?Sc?\.?|"
@@ -2048,12 +2094,39 @@ def _field_of_study(text: str, s: Span) -> bool:
     # "Physics": everyday enough; a rarer word may be a name's)
 
 
+def _form_label(text: str, s: Span) -> bool:
+    """A form's label, everyday words at a line's start before a colon ("Signatures: Person A, ..." read
+    "Signatures" as a person's name): no name; a given name there is a speaker's ("Dave: on my way")."""
+    line = text[text.rfind("\n", 0, s.start) + 1:s.start]
+    words = re.findall(r"[^\W\d_]+", s.text)
+    return s.type in ("PERSON", "ORG", "NAME", "PROPER", "LOCATION") and not line.strip(" \t*•-") \
+        and text[s.end:s.end + 1] == ":" and bool(words) and all(
+            fold(w.lower()) not in lexicon()["first_names"] and _zipf(w.lower()) >= 3.0 for w in words)
+
+
+_SCHEME_BEFORE_NUMBER = re.compile(r"[A-Z]{2,5}")
+_NUMBER_LABEL_AFTER = re.compile(r"\s+(?i:no\.?|number|#)\s*[:#]?\s*\d")
+
+
+def _parts(line: str, sep: str) -> list[tuple[str, int]]:
+    """The line's parts between separators, each with where it starts."""
+    out, at = [], 0
+    for m in re.finditer(sep, line):
+        out.append((line[at:m.start()], at))
+        at = m.end()
+    return out + [(line[at:], at)]
+
+
 def _heading(text: str, s: Span) -> bool:
     """Everyday words in capitals opening a line ("DISCHARGE SUMMARY", "WITNESS STATEMENT"): a document's
     heading, no organisation (it went as one); an acronym is no everyday word ("NASA", "IT"), and a name in
     a sentence is no heading ("with the ONCE professional cycling team")."""
     words = s.text.split()
     line = text[text.rfind("\n", 0, s.start) + 1:(text.find("\n", s.end) + 1 or len(text) + 1) - 1]
+    # (the line's part the span stands in, before or after a dash: "ANNUAL PERFORMANCE REVIEW – FY2024" read "A
+    # periodical – FY2024")
+    at = s.start - (text.rfind("\n", 0, s.start) + 1)
+    line = next((p for p, a in _parts(line, r"\s[–—-]\s") if a <= at <= a + len(p)), line)
     return s.type in ("ORG", "NAME", "PROPER") and bool(words) and re.fullmatch(r"[A-Z][A-Z \t]+", line.strip()) \
         and not s.evidence.startswith("lexicon") and all(
             re.fullmatch(r"[A-Z]{4,}", w) and _zipf(w.lower()) >= RARE_ZIPF and w not in lexicon()["acronyms"]
@@ -2156,7 +2229,7 @@ def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
 _QUOTED_NICKNAME = re.compile(r"[\"“‘']([A-Z][a-z]{2,})[\"”’']")
 # a form's field that holds a name ("Patient: \"Biscuit\"", "Owner: Mrs. X"): the value is someone's name,
 # whatever the NER made of it (a pet's everyday word "Biscuit" was kept as a name of no known kind)
-_NAME_FIELD = re.compile(r"(?:^|(?<=[\n|]))[ \t]*(?:Patient|Pet|Animal|Name|Full name|Preferred name|Nickname|Owner|Client|Resident|Tenant|"
+_NAME_FIELD = re.compile(r"(?:^|(?<=[\n|])|(?<=[a-z\"”]\. ))[ \t]*(?:Patient|Pet|Animal|Name|Full name|Preferred name|Nickname|Owner|Client|Resident|Tenant|"
                          r"Child|Pupil|Student|Applicant|Employee|Member|Customer|Guest|Caller|Complainant|Manager|"
                          r"Supervisor|Reviewer|Line manager|Contact|Emergency contact|Next of kin|Reported by|Prepared by|"
                          r"Signed|Witness|Landlord|Agent|Adviser|Advisor|Referrer|Consultant|Surgeon|Nurse|Carer)"
@@ -2180,9 +2253,11 @@ _PETS = (r"(?:dog|puppy|pup|cat|kitten|collie|terrier|spaniel|retriever|labrador
 _KIN = (r"(?:husband|wife|partner|son|daughter|child|kid|brother|sister|mother|father|mum|mom|dad|grandson|"
         r"granddaughter|grandmother|grandfather|nan|gran|grandma|grandpa|aunt|uncle|cousin|nephew|niece|friend|"
         r"neighbour|neighbor|fiancée?|boyfriend|girlfriend)")
-_OWNED = r"(?:our|my|his|her|their)\s+(?:[a-z][a-z-]*\s+){0,2}"
+_OWNED = r"(?:[Oo]ur|[Mm]y|[Hh]is|[Hh]er|[Tt]heir)\s+(?:[a-z0-9][a-z0-9-]*\s+){0,2}"
 _PET_OR_KIN_AFTER = re.compile(rf",\s+{_OWNED}(?:{_PETS}|{_KIN})\b|\s*\((?:{_KIN}|{_PETS})\b")  # ("Mason (son, 4)")
 _PET_BEFORE = re.compile(rf"\b{_OWNED}{_PETS}(?:,)?\s+$")
+# "my wife Tasha would agree", "our dog Biscuit": the relative or the pet is said already, the name goes
+_OWN_BEFORE = re.compile(rf"\b{_OWNED}(?:{_PETS}|{_KIN})[ \t]+$")
 
 
 def _named_pets_and_kin(text: str, spans: list[Span]) -> list[Span]:
@@ -2190,7 +2265,11 @@ def _named_pets_and_kin(text: str, spans: list[Span]) -> list[Span]:
     person's, whatever the NER made of it ("We walk Tui, our border collie" read "We walk a city")."""
     out = []
     for s in spans:
-        if s.type in ("LOCATION", "ORG", "NAME", "PROPER", "PRODUCT", "WORK") and re.fullmatch(r"[A-Z][a-z'’-]+", s.text) \
+        if s.type in ("LOCATION", "ORG", "NAME", "PROPER", "PRODUCT", "WORK", "PERSON") and re.fullmatch(r"[A-Z][a-z'’-]+", s.text) \
+                and _OWN_BEFORE.search(text, max(0, s.start - 40), s.start) and not re.match(r"['’]s\b|\s+(?:and|&)\s", text[s.end:]):
+            # (not a possessive, nor the first of two: "my son Mason's bike", "my sons Tom and Ben")
+            s = Span(s.start, s.end, s.text, "PERSON", 0.75, "cue:pet_or_kin", {**s.meta, "kin_apposition": True})
+        elif s.type in ("LOCATION", "ORG", "NAME", "PROPER", "PRODUCT", "WORK") and re.fullmatch(r"[A-Z][a-z'’-]+", s.text) \
                 and (_PET_OR_KIN_AFTER.match(text, s.end) or _PET_BEFORE.search(text, max(0, s.start - 40), s.start)):
             s = Span(s.start, s.end, s.text, "PERSON", 0.75, "cue:pet_or_kin", {})
         out.append(s)

@@ -999,7 +999,7 @@ def constituents(doc, sentences: list[tuple[int, int]]) -> list[Constituent]:
     """Every removable dependent of every sentence, then the sentences themselves."""
     out: list[Constituent] = []
     seen: set[tuple[Piece, ...]] = set()
-    live = [s for s in doc.sents if s.text.strip()]  # the sentences of veil.nlp.sentence_spans
+    live = nlp.live_sents(doc)  # the sentences of veil.nlp.sentence_spans
     for si, sent in enumerate(live):
         for tok in sent:
             c = _dependent(tok, sent)
