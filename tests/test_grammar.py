@@ -3307,6 +3307,12 @@ def test_a_clock_abbreviation_ends_no_sentence(engine):
     ("He will lead the compressor replacement project with vendor Linde.", ["with a vendor."], ["Linde", "organization"]),
     # an acronym's number is an id under its label, and the acronym no organisation ("PPSN: [id] no.:" was an output)
     ("PPSN: 7823456TA    GMS no.: 1093284\nMobile: 087 614 2290", ["GMS no.: [id]"], ["1093284"]),
+    # a greeting in Māori is no carmaker ("Ora koutou" was an output), a financial year no id ("Our [id] return"),
+    # a phone's extension is the phone's ("[phone]. 214"), a plan's year no duration, a numbered list keeps its numbers
+    ("Kia ora koutou, I'm Hemi Walker and I live in Porirua.\nOur FY2023-24 return is attached.\nPlease call me on "
+     "604-463-2281 ext. 214 before March 14.\nGoals for FY2025\n1. Complete the certification.\n2. Lead the project.",
+     ["Kia ora koutou", "Our return is attached", "call me on [phone] before", "Goals for the 2020s\n1. Complete",
+      "\n2. Lead"], ["[id]", "214", "Walker"]),
 ])
 def test_forms_keep_their_fields(engine, text, present, absent):
     out = anonymize(engine, text)

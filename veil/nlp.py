@@ -175,7 +175,7 @@ _HEADING_LINE = re.compile(r"(?m)^[ \t]*[A-Z][^\n.!?;:,]{0,40}:?$(?=\n[ \t]*[A-Z
 
 
 # words whose abbreviation's point stands before a number ("At approx. 03:15 I heard")
-_ABBREVIATED_BEFORE_NUMBER = frozenset("approx ca c appr est no nos".split())
+_ABBREVIATED_BEFORE_NUMBER = frozenset("approx ca c appr est no nos ext extn tel ph".split())
 # abbreviations that always stand before a name
 _NEVER_ENDS = frozenset("Mr. Mrs. Ms. Dr. Prof. Rev. Gen. Capt. Lt. Sgt. Col. Maj. Gov. Sen. Rep. Hon. Fr. St. Mt.".split())
 
@@ -254,10 +254,11 @@ def _boundaries(doc):
         elif re.fullmatch(r"\d+(?:st|nd|rd|th)?|\d{1,2}:\d\d", prev.text) and prev.whitespace_ == " " and (tok.is_title or tok.like_num) \
                 and prev.i > 0 and (prev.nbor(-1).text not in (".", "!", "?") or (prev.i > 1 and prev.nbor(-2).lower_ in _ABBREVIATED_BEFORE_NUMBER)):
             tok.is_sent_start = False  # "Level 2, 115 | Pitt Street", "14th | August 2024", "At approx. 03:15 | I heard": a number runs on in its line
-        elif (prev.lower_ in ("no.", "nos.") or (prev.text == "." and prev.i > 0 and prev.nbor(-1).lower_ in ("no", "nos")
-                                                  and not prev.nbor(-1).whitespace_)) \
+        elif (prev.lower_.rstrip(".") in _ABBREVIATED_BEFORE_NUMBER and prev.lower_.endswith(".")
+              or (prev.text == "." and prev.i > 0 and prev.nbor(-1).lower_ in _ABBREVIATED_BEFORE_NUMBER
+                  and not prev.nbor(-1).whitespace_)) \
                 and (any(c.isdigit() for c in tok.text) or tok.text == "[" or (tok.text.isupper() and len(tok.text) > 1)):
-            tok.is_sent_start = False  # "Account no. | VET-30417.": a number's abbreviation ("no." ended a sentence)
+            tok.is_sent_start = False  # "Account no. | VET-30417.", "ext. | 214": a number's abbreviation ("no." ended a sentence)
         elif tok.is_alpha and tok.text.istitle() and prev.is_digit and prev.i > 0 and prev.nbor(-1).is_alpha \
                 and prev.nbor(-1).text.istitle() and prev.whitespace_:
             tok.is_sent_start = False  # "Asteroid 335 | Roberta is named in his honour": a name's number runs on
@@ -446,8 +447,8 @@ def parse_many(texts: Iterable[str], batch_size: int = 32) -> list:
 
 def live_sents(doc) -> list:
     """The ``Doc``'s sentences that :func:`sentence_spans` gives offsets of: none that is blank or a
-    list's bullet alone."""
-    return [s for s in doc.sents if s.text.strip() and not re.fullmatch(rf"\s*[{_BULLET_MARKS}–-]\s*", s.text)]
+    list's bullet or number alone ("1.")."""
+    return [s for s in doc.sents if s.text.strip() and not re.fullmatch(rf"\s*(?:[{_BULLET_MARKS}–-]|\d{{1,2}}[.)])\s*", s.text)]
 
 
 def sentence_spans(doc) -> list[tuple[int, int]]:
@@ -465,7 +466,7 @@ def sentence_spans(doc) -> list[tuple[int, int]]:
     return out
 
 
-_TRAILING_BULLET = re.compile(rf"\s*\n[ \t]*[{_BULLET_MARKS}–-]$")
+_TRAILING_BULLET = re.compile(rf"\s*\n[ \t]*(?:[{_BULLET_MARKS}–-]|\d{{1,2}}[.)])$")
 
 
 def sentences(text: str) -> list[str]:

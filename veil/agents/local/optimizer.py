@@ -1131,7 +1131,9 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
             else:
                 d = dataclasses.replace(d, ladder=())
         if s.type in ("DATE", "YEAR") and (_EXCEPT_TIME.search(text, max(0, s.start - 40), s.start) or (
-                _FOR_TIME.search(text, max(0, s.start - 12), s.start) and not _TIME_NOUN_AFTER.match(text, s.end))):
+                _FOR_TIME.search(text, max(0, s.start - 12), s.start) and not _TIME_NOUN_AFTER.match(text, s.end)
+                and s.evidence != "regex:fiscal_year" and not _PLANS_FOR.search(text, max(0, s.start - 30), s.start))):
+            # (a plan's year is no duration: "Goals for FY2025", "the budget for 2026")
             # "missing out only in 1998" -> "only in the 1990s" reads as the whole decade; "joining the team
             # for 1990 and 1991" -> "for the late 20th century" says a duration: a wider time is a wider
             # claim, so the phrase goes
@@ -1974,6 +1976,18 @@ def _in_born_bracket(tok) -> bool:
         if t.text == "(":
             return t.i + 1 < tok.i and t.nbor().lower_ in ("born", "b.")
     return False
+
+
+def _first_conjunct(plan: "Plan", holder: int) -> bool:
+    """Is the unit a prepositional phrase before "or" or "and", the first of two ways to reach someone ("contact
+    me at [email] or [phone]")? Removed, it leaves the coordinator behind ("contact me or [phone]" was an output):
+    a direct identifier there takes its placeholder instead."""
+    return plan.units[holder].kind == "prepositional phrase" \
+        and bool(re.match(r"\s+(?:or|and)\s", plan.analysis.text[plan.units[holder].end:]))
+
+
+_PLANS_FOR = re.compile(r"\b(?i:goals?|plans?|targets?|budgets?|objectives?|forecasts?|priorities|outlook|strategy|accounts|returns?)"
+                        r"\s+for\s+$")
 
 
 def role_of(s: Span, doc) -> str | None:
@@ -3078,6 +3092,8 @@ class LocalOptimizer(Optimizer):
         if not u.drop_unit:
             return None
         holder = plan.analysis.smallest_holder(i)
+        if holder is not None and u.direct and _first_conjunct(plan, holder):
+            return None
         if holder is None and (u.or_sentence or (u.span is not None and u.span.meta.get("venue"))) and u.sentence > 0:
             holder = plan.analysis.sentence_unit(u.sentence)
         return holder
@@ -3319,6 +3335,8 @@ class LocalOptimizer(Optimizer):
             # the smallest phrase that holds it and reads once removed ("for Fortec" where the
             # tagger's adjective "Fortec" alone leaves "for" dangling)
             for holder in plan.analysis.holders(i) or [self._drop_target(plan, i)]:
+                if holder is not None and u.direct and _first_conjunct(plan, holder):
+                    continue
                 if holder is not None and holder not in plan.choice \
                         and plan.try_choose(holder, "", u.reason + "; its phrase is removed"):
                     return

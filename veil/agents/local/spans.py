@@ -307,7 +307,7 @@ VEIL_PATTERNS = [
     # a code of five digits or more with letters or hyphens, whatever stands before it ("BW-00938417",
     # "RT-88A1-4420", "2024-004417"); not a year range ("1990-1995", "the 1958-9 session"), an ISO date or a
     # phone number's shape
-    ("ACCOUNT_ID", "code_shape", r"(?<![\w+./-])(?!(?:1\d|20)\d\d[-–](?:\d{1,2}|(?:1\d|20)\d\d)(?![\w-]))"
+    ("ACCOUNT_ID", "code_shape", r"(?<![\w+./-])(?!FY\d)(?!(?:1\d|20)\d\d[-–](?:\d{1,2}|(?:1\d|20)\d\d)(?![\w-]))"
      r"(?!\d{4}-\d\d-\d\d(?![\w-]))(?!\d{3}[-.]\d{3}[-.]\d{4}(?![\w-]))"
      r"(?=(?:[A-Z-]*\d){5})(?=[A-Z0-9-]*(?:[A-Z]|\d{4}))(?:[A-Z0-9]+(?:-[A-Z0-9]+)+|[A-Z]{1,4}\d{5,}[A-Z]?)(?![\w/.,-]\w|[\w/-])", 0.8),
     ("DATE_OF_BIRTH", "dob", r"(?<=\b(?:DOB|D\.O\.B\.|[Dd]ate of [Bb]irth|[Bb]orn(?: on)?|[Bb]irthday(?: is)?)\s*[:,]?\s*)"
@@ -745,10 +745,20 @@ def _top_band(n: int, most: int, ten: str = "ten") -> str | None:
     return None if band is None else f"top {ten if band == 10 else band}"
 
 
+# a financial year ("FY2024", "FY2023-24", "FY 2019/20"): a period, no code
+_FISCAL_YEAR = re.compile(r"\bFY\s?(?P<y>(?:19|20)\d\d)(?:[-–/](?P<e>\d{2}|(?:19|20)\d\d))?\b")
+
+
 def _regex_spans(text: str) -> list[Span]:
     out: list[Span] = []
     add = out.append
     out.extend(_record_spans(text))
+    for m in _FISCAL_YEAR.finditer(text):
+        y = int(m.group("y"))
+        e = m.group("e")
+        end = (y // 100 * 100 + int(e) if len(e) == 2 else int(e)) if e else y
+        add(Span(m.start(), m.end(), m.group(0), "YEAR", 0.95, "regex:fiscal_year",
+                 {"year": y, "year_end": end} if end > y else {"year": y}))
     for m in _WASHINGTON_DC.finditer(text):
         end = m.end() - 1 if m.group(0).endswith(".") and re.match(r"\s+[A-Z]|\s*$", text[m.end():]) else m.end()
         # (the point of "D.C." that also ends its sentence stays the sentence's)
@@ -2021,7 +2031,7 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     spans = _award_names(text, _rare_names(text, doc, _models(text, _whole_hyphenated(text, resolve_overlaps(candidates)))))
     spans = _age_group_names(text, spans)
     spans = _kin_names(text, spans)
-    spans = _self_named(text, _vocatives(text, _initials_of_a_person(text, _possessive_shops(text, spans))))
+    spans = _self_named(text, _vocatives(text, _greetings(text, _initials_of_a_person(text, _possessive_shops(text, spans)))))
     spans = _names_grown(doc, [s for s in spans if not (s.type == "ORG" and s.text in _ROLE_ACRONYMS)
                                   and not (s.type in ("PERSON", "ORG", "NAME", "PROPER") and s.text in _CONTACT_LABELS)
                                   # ("clause 4 of the Will": after "the", an everyday word is no person; "the Kelly
@@ -2030,7 +2040,7 @@ def _spans_of(text: str) -> tuple[Span, ...]:
                                            and text[max(0, s.start - 4):s.start] == "the " and _zipf(s.text.lower()) >= 5.0)])
     spans = _couples(text, _families(text, _saints(text, _named_pets_and_kin(text, spans))))
     spans = [s for s in spans if s.type in DIRECT_TYPES or not _PLACE_IN_A_BUILDING.fullmatch(s.text)]
-    grown = [_with_its_flat(text, _place_with_s(text, _couple_or_landmark(text, s))) for s in spans]
+    grown = [_with_extension(text, _with_its_flat(text, _place_with_s(text, _couple_or_landmark(text, s)))) for s in spans]
     moved = [g for g, s in zip(grown, spans) if (g.start, g.end) != (s.start, s.end)]
     spans = [g for g in grown if g in moved or not any(m.start < g.end and g.start < m.end for m in moved)]
     spans = _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(text, _field_names(text, spans))))
@@ -2180,6 +2190,17 @@ def _self_named(text: str, spans: list[Span]) -> list[Span]:
         if fold(w.lower()) in lex["first_names"] or _zipf(w.lower()) < 4.0:
             out.append(Span(a, b, w, "PERSON", 0.8, "cue:self_named", {}))
     return sorted(out, key=lambda s: s.start)
+
+
+# greetings in other languages that English text opens with ("Kia ora koutou" read "Kia" as the carmaker: "Ora
+# koutou" was an output)
+_GREETING = re.compile(r"(?:^|(?<=[\n\"“]))[ \t]*(?:Kia ora(?:na)?|Talofa(?: lava)?|Aloha|Shalom|Salaam|Namaste|Ciao|Hola|"
+                       r"Bonjour|Konnichiwa|Sawubona|Jambo|Bula(?: vinaka)?|Malo e lelei|Mālō e lelei|Dia dhuit|Shwmae|Sláinte)\b")
+
+
+def _greetings(text: str, spans: list[Span]) -> list[Span]:
+    found = [m.span() for m in _GREETING.finditer(text)]
+    return [s for s in spans if not any(a <= s.start and s.end <= b for a, b in found)]
 
 
 def _vocatives(text: str, spans: list[Span]) -> list[Span]:
@@ -2393,6 +2414,16 @@ def _place_with_s(text: str, s: Span) -> Span:
     if info is None or not str(info.get("name", "")).endswith(("'s", "’s")):
         return s
     return Span(s.start, s.end + 2, text[s.start:s.end + 2], s.type, s.score, s.evidence, dict(info))
+
+
+_EXTENSION = re.compile(r"[ \t]*(?:,[ \t]*)?\(?(?i:ext\.?|extn\.?|extension|x)[ \t]*\d{1,5}\)?(?!\w)")
+
+
+def _with_extension(text: str, s: Span) -> Span:
+    """A phone number takes its extension ("604-463-2281 ext. 214" left "[phone]. 214")."""
+    if s.type != "PHONE" or not (m := _EXTENSION.match(text, s.end)):
+        return s
+    return Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, dict(s.meta))
 
 
 def _first_line(s: Span) -> Span:
