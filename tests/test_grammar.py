@@ -3313,6 +3313,9 @@ def test_a_clock_abbreviation_ends_no_sentence(engine):
      "604-463-2281 ext. 214 before March 14.\nGoals for FY2025\n1. Complete the certification.\n2. Lead the project.",
      ["Kia ora koutou", "Our return is attached", "call me on [phone] before", "Goals for the 2020s\n1. Complete",
       "\n2. Lead"], ["[id]", "214", "Walker"]),
+    # the first of two ways to reach someone keeps its placeholder ("Please contact me or [phone]" was an output)
+    ("Please contact me at g.whitcombe@sd42.ca or 604-463-2281 to book a conference.",
+     ["contact me at [email] or [phone] to book"], ["whitcombe"]),
 ])
 def test_forms_keep_their_fields(engine, text, present, absent):
     out = anonymize(engine, text)
