@@ -1978,12 +1978,13 @@ def _in_born_bracket(tok) -> bool:
     return False
 
 
-def _first_conjunct(plan: "Plan", holder: int) -> bool:
-    """Is the unit a prepositional phrase before "or" or "and", the first of two ways to reach someone ("contact
-    me at [email] or [phone]")? Removed, it leaves the coordinator behind ("contact me or [phone]" was an output):
-    a direct identifier there takes its placeholder instead."""
-    return plan.units[holder].kind == "prepositional phrase" \
-        and bool(re.match(r"\s+(?:or|and)\s", plan.analysis.text[plan.units[holder].end:]))
+def _leaves_a_coordinator(plan: "Plan", holder: int) -> bool:
+    """Does removing the unit leave its "or" or "and" behind: a prepositional phrase before one, the first of two
+    ways to reach someone, or a phrase right after one ("contact me at [email] or [phone]" read "contact me or
+    [phone]", then "contact me at [email] or to book")? A direct identifier there takes its placeholder instead."""
+    u, text = plan.units[holder], plan.analysis.text
+    return (u.kind == "prepositional phrase" and bool(re.match(r"\s+(?:or|and)\s", text[u.end:]))) \
+        or (u.kind != "sentence" and bool(re.search(r"\s(?:or|and)\s+$", text[max(0, u.start - 5):u.start])))
 
 
 _PLANS_FOR = re.compile(r"\b(?i:goals?|plans?|targets?|budgets?|objectives?|forecasts?|priorities|outlook|strategy|accounts|returns?)"
@@ -3092,7 +3093,7 @@ class LocalOptimizer(Optimizer):
         if not u.drop_unit:
             return None
         holder = plan.analysis.smallest_holder(i)
-        if holder is not None and u.direct and _first_conjunct(plan, holder):
+        if holder is not None and u.direct and _leaves_a_coordinator(plan, holder):
             return None
         if holder is None and (u.or_sentence or (u.span is not None and u.span.meta.get("venue"))) and u.sentence > 0:
             holder = plan.analysis.sentence_unit(u.sentence)
@@ -3335,7 +3336,7 @@ class LocalOptimizer(Optimizer):
             # the smallest phrase that holds it and reads once removed ("for Fortec" where the
             # tagger's adjective "Fortec" alone leaves "for" dangling)
             for holder in plan.analysis.holders(i) or [self._drop_target(plan, i)]:
-                if holder is not None and u.direct and _first_conjunct(plan, holder):
+                if holder is not None and u.direct and _leaves_a_coordinator(plan, holder):
                     continue
                 if holder is not None and holder not in plan.choice \
                         and plan.try_choose(holder, "", u.reason + "; its phrase is removed"):
