@@ -1978,6 +1978,11 @@ def _in_born_bracket(tok) -> bool:
     return False
 
 
+# the ways to reach someone, which a text lists with "or" and "and" ("at [email] or [phone]"); a person's name
+# after "with" before "and" is no such list ("won the Derby with Bold Venture and in 1946 captured")
+_CONTACTS = frozenset({"EMAIL", "PHONE", "URL", "ID", "ADDRESS"})
+
+
 def _leaves_a_coordinator(plan: "Plan", holder: int) -> bool:
     """Does removing the unit leave its "or" or "and" behind: a prepositional phrase before one, the first of two
     ways to reach someone, or a phrase right after one ("contact me at [email] or [phone]" read "contact me or
@@ -3093,7 +3098,7 @@ class LocalOptimizer(Optimizer):
         if not u.drop_unit:
             return None
         holder = plan.analysis.smallest_holder(i)
-        if holder is not None and u.direct and _leaves_a_coordinator(plan, holder):
+        if holder is not None and u.span is not None and u.span.type in _CONTACTS and _leaves_a_coordinator(plan, holder):
             return None
         if holder is None and (u.or_sentence or (u.span is not None and u.span.meta.get("venue"))) and u.sentence > 0:
             holder = plan.analysis.sentence_unit(u.sentence)
@@ -3336,7 +3341,7 @@ class LocalOptimizer(Optimizer):
             # the smallest phrase that holds it and reads once removed ("for Fortec" where the
             # tagger's adjective "Fortec" alone leaves "for" dangling)
             for holder in plan.analysis.holders(i) or [self._drop_target(plan, i)]:
-                if holder is not None and u.direct and _leaves_a_coordinator(plan, holder):
+                if holder is not None and u.span is not None and u.span.type in _CONTACTS and _leaves_a_coordinator(plan, holder):
                     continue
                 if holder is not None and holder not in plan.choice \
                         and plan.try_choose(holder, "", u.reason + "; its phrase is removed"):
