@@ -725,6 +725,10 @@ def test_a_weekday_and_a_preposition_go_with_their_date(text, piece):
     ("PPSN: 7823456TA    GMS no.: 1093284", "1093284", "ID"),
     ('Name: Ngozi Adeyemi-Clarke. Preferred name: "Zizi". Address: 12 Elm Road.', '"Zizi"', "PERSON"),
     ("Review period: Oct 1, 2023 – Sep 30, 2024", "Oct 1, 2023 – Sep 30, 2024", "YEAR"),
+    # a given name that is a place, with her surname after it (DB-bio 79's "Virginia Fair Vanderbilt" kept her name)
+    ("He trained for owners including Jane Greer, and Virginia Fair Vanderbilt but is best known for it.",
+     "Virginia Fair Vanderbilt", "PERSON"),
+    ("She lived in Virginia Beach with her aunt.", "Virginia Beach", "LOCATION"),
 ])
 def test_lines_of_forms(text, piece, kind):
     got = {s.text: s.type for s in find_spans(text)}

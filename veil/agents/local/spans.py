@@ -2459,6 +2459,28 @@ _CLOCK_AFTER = re.compile(r"\s*(?:[ap]\.m\.|[ap]m\b|o'clock\b)", re.I)
 _ROLE_ACRONYMS = frozenset("MP MPs MEP MSP MLA MPP TD CEO CFO CTO COO GP QC KC JP DA".split())
 
 
+# a place's own last word ("Victoria Park", "Virginia Beach"): no surname
+_PLACE_TAILS = frozenset("park beach city county heights falls springs hills valley island lake river bay harbour harbor "
+                         "square street road avenue station airport center centre hall gardens water point creek".split())
+
+
+def _surname_run(doc, j: int, spans: list[Span]) -> int | None:
+    """Where one or two capitalised words of a name after token j end, the last a rare word and no place's
+    (a surname: "Fair Vanderbilt" of "Virginia Fair Vanderbilt"), or None."""
+    k = j
+    while k < len(doc) and k - j < 2 and (t := doc[k]).pos_ == "PROPN" and t.text.istitle() and t.text.isalpha() \
+            and not t.is_sent_start and "\n" not in doc.text[doc[j - 1].idx:t.idx] \
+            and not any(o.start < t.idx + len(t.text) and t.idx < o.end for o in spans):
+        k += 1
+    if k == j:
+        return None
+    last = doc[k - 1]
+    if _zipf(last.lower_) >= 4.0 or last.lower_ in _PLACE_TAILS or last.lower_ in lexicon()["org_heads"] \
+            or place_info(doc.text[doc[j - 1].idx:last.idx + len(last.text)]) is not None:
+        return None
+    return last.idx + len(last.text)
+
+
 def _names_grown(doc, spans: list[Span]) -> list[Span]:
     """Names grown to what they are: a person's takes the capitalised proper nouns the parse made part of it
     before where the NER began it ("MP, Davies Gilbert": the NER's "Gilbert" left "Davies Person F"; not another
@@ -2468,6 +2490,10 @@ def _names_grown(doc, spans: list[Span]) -> list[Span]:
         return spans
     out = []
     for s in spans:
+        if s.type == "PERSON" and len(s.text.split()) > 1 and s.text.split()[-1].lower() in _PLACE_TAILS \
+                and re.search(r"\b(?:[Ii]n|at|near|to|from)\s+(?:the\s+)?$", doc.text[max(0, s.start - 9):s.start]):
+            # "met in Victoria Park": a place the NER took for a person (a pseudonym there invents one)
+            s = Span(s.start, s.end, s.text, "LOCATION", s.score, s.evidence + "+place", {})
         if s.type == "PERSON":
             span = doc.char_span(s.start, s.end, alignment_mode="expand")
             i = span.start if span is not None else None
@@ -2495,6 +2521,13 @@ def _names_grown(doc, spans: list[Span]) -> list[Span]:
             if j is not None and span is not None and j > span.end:
                 b = doc[j - 1].idx + len(doc[j - 1].text)
                 s = Span(s.start, b, doc.text[s.start:b], s.type, s.score, s.evidence + "+right", dict(s.meta))
+        elif s.type == "LOCATION" and " " not in s.text and fold(s.text.lower()) in lexicon()["first_names"] \
+                and (span := doc.char_span(s.start, s.end, alignment_mode="expand")) is not None \
+                and (run := _surname_run(doc, span.end, spans)) is not None \
+                and not re.search(r"\b(?:in|at|from|to|near|of)\s+$", doc.text[max(0, s.start - 6):s.start]):
+            # a given name that is also a place, with more of the name after it: "and Virginia Fair Vanderbilt" (the
+            # NER's "Virginia" left the rest of her name as written)
+            s = Span(s.start, run, doc.text[s.start:run], "PERSON", 0.7, s.evidence + "+person", {})
         elif s.type in ("NAME", "ORG") and (m := _NUMBER_IN_NAME.search(doc.text, max(0, s.start - 12), s.start)) \
                 and not any(o.end > m.start() and o.start < s.start for o in spans if o is not s):
             # "the famous Four Musketeers team": the name's number is the name's ("the famous Four team" was an output)
