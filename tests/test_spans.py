@@ -746,3 +746,8 @@ def test_a_forms_label_is_no_name(text, piece):
 def test_a_speakers_given_name_before_a_colon_is_a_name():
     assert any(s.text == "Dave" and s.type == "PERSON" for s in find_spans("Dave: on my way, see you at 8")), \
         find_spans("Dave: on my way, see you at 8")
+
+
+def test_a_measurement_is_no_count():
+    got = {s.text: s.type for s in find_spans("Agreed: hedge reduced to 2 m by March. He walked 5 km and lost 3 kg.")}
+    assert not any(t == "NUMBER" for t in got.values()), got

@@ -54,6 +54,13 @@ def nlp():
 
         model.tokenizer.infix_finditer = compile_infix_regex(
             list(model.Defaults.infixes) + [r"(?<=[^\W\d_])\)(?=[^\W\d_])"]).finditer
+        # veil's own "[id]" keeps its word whole: spaCy's exceptions read "id" as "I'd" ("i" "d"), and the parse
+        # check failed "Claim reference [id]." for "'i' before 'd'"
+        from spacy.symbols import ORTH
+
+        for head in ("", "("):
+            for tail in ("", ".", ",", ";", ":", ")", "!", "?"):
+                model.tokenizer.add_special_case(f"{head}[id]{tail}", [{ORTH: p} for p in (head, "[", "id", "]", tail) if p])
         return model
 
 

@@ -2093,7 +2093,8 @@ def _date_ranges(text: str, spans: list[Span]) -> list[Span]:
 
 _DEGREE_IN = re.compile(r"\b(?:Ph\.?\s?D\.?|doctorate|degree|diploma|master'?s|bachelor'?s|B\.?A\.?|B\.?Sc?\.?|M\.?A\.?|M\.?Sc?\.?|"
                         r"MBA|MFA|major(?:ed|ing)?|minor(?:ed)?|stud(?:y|ied|ies|ying)|lectur(?:ed|er)|professor)\s+in\s+$")
-_DOSE_UNIT = re.compile(r"\s*(?:mg|mcg|µg|ml|mL|g|units?|IU|mmHg|bpm|mmol|mg/dL|tablets?|capsules?|puffs?|drops?)\b")
+_DOSE_UNIT = re.compile(r"\s*(?:mg|mcg|µg|ml|mL|g|units?|IU|mmHg|bpm|mmol|mg/dL|tablets?|capsules?|puffs?|drops?|"
+                        r"m|cm|mm|km|metres?|meters?|ft|feet|inches|kg|lbs?)\b(?!')")  # ("reduced to 2 m": no "a couple of m")
 
 
 def _field_of_study(text: str, s: Span) -> bool:
