@@ -725,6 +725,7 @@ def test_a_weekday_and_a_preposition_go_with_their_date(text, piece):
     ("PPSN: 7823456TA    GMS no.: 1093284", "1093284", "ID"),
     ('Name: Ngozi Adeyemi-Clarke. Preferred name: "Zizi". Address: 12 Elm Road.', '"Zizi"', "PERSON"),
     ("Review period: Oct 1, 2023 – Sep 30, 2024", "Oct 1, 2023 – Sep 30, 2024", "YEAR"),
+    ("Treatment: 14 sessions between 8 May and 30 August 2024.", "between 8 May and 30 August 2024", "YEAR"),
     # a given name that is a place, with her surname after it (DB-bio 79's "Virginia Fair Vanderbilt" kept her name)
     ("He trained for owners including Jane Greer, and Virginia Fair Vanderbilt but is best known for it.",
      "Virginia Fair Vanderbilt", "PERSON"),

@@ -1983,13 +1983,15 @@ def _in_born_bracket(tok) -> bool:
 _CONTACTS = frozenset({"EMAIL", "PHONE", "URL", "ID", "ADDRESS"})
 
 
-def _leaves_a_coordinator(plan: "Plan", holder: int) -> bool:
-    """Does removing the unit leave its "or" or "and" behind: a prepositional phrase before one, the first of two
-    ways to reach someone, or a phrase right after one ("contact me at [email] or [phone]" read "contact me or
-    [phone]", then "contact me at [email] or to book")? A direct identifier there takes its placeholder instead."""
-    u, text = plan.units[holder], plan.analysis.text
-    return (u.kind == "prepositional phrase" and bool(re.match(r"\s+(?:or|and)\s", text[u.end:]))) \
-        or (u.kind != "sentence" and bool(re.search(r"\s(?:or|and)\s+$", text[max(0, u.start - 5):u.start])))
+def _leaves_a_coordinator(plan: "Plan", i: int, holder: int) -> bool:
+    """Is span i a contact whose phrase (unit ``holder``), removed, leaves its "or" or "and" behind: a prepositional
+    phrase before one, the first of two ways to reach someone, or a phrase right after one ("contact me at [email]
+    or [phone]" read "contact me or [phone]", then "contact me at [email] or to book")? It takes its placeholder
+    instead."""
+    span, u, text = plan.units[i].span, plan.units[holder], plan.analysis.text
+    return span is not None and span.type in _CONTACTS and (
+        (u.kind == "prepositional phrase" and bool(re.match(r"\s+(?:or|and)\s", text[u.end:])))
+        or (u.kind != "sentence" and bool(re.search(r"\s(?:or|and)\s+$", text[max(0, u.start - 5):u.start]))))
 
 
 _PLANS_FOR = re.compile(r"\b(?i:goals?|plans?|targets?|budgets?|objectives?|forecasts?|priorities|outlook|strategy|accounts|returns?)"
@@ -2244,7 +2246,8 @@ def _exact_day(u: "Unit") -> bool:
         and u.span.meta.get("year") is not None
 
 
-_FIELD_BEFORE = re.compile(r"(?:^|[\n\t]|\s{2})[A-Z][\w./ ]{0,24}:\s*$")
+# a form's label somewhere before a value, on its line or the line before ("DOB:\n11/04/1951")
+_FIELD_BEFORE = re.compile(rf"(?:^|[\n\t]|\s{{2}})[ \t]*{nlp.FORM_LABEL}\s*$")
 # a form's label before its value ("Position applied for: ", "Driver's licence no.: "), or a heading in
 # capitals before a dash ("EMPLOYMENT APPLICATION – ")
 _FIELD_LABEL = re.compile(rf"(?:^|(?<=\n)|(?<=\S[ ]{{2}})|(?<=\S\t)|(?<=[\w\"”)\]]\. ))[ \t]*(?:{nlp.FORM_LABEL}|[A-Z][A-Z0-9&/'’ ]{{2,40}}[ \t][–—-])[ \t]*$")
@@ -3098,7 +3101,7 @@ class LocalOptimizer(Optimizer):
         if not u.drop_unit:
             return None
         holder = plan.analysis.smallest_holder(i)
-        if holder is not None and u.span is not None and u.span.type in _CONTACTS and _leaves_a_coordinator(plan, holder):
+        if holder is not None and _leaves_a_coordinator(plan, i, holder):
             return None
         if holder is None and (u.or_sentence or (u.span is not None and u.span.meta.get("venue"))) and u.sentence > 0:
             holder = plan.analysis.sentence_unit(u.sentence)
@@ -3341,7 +3344,7 @@ class LocalOptimizer(Optimizer):
             # the smallest phrase that holds it and reads once removed ("for Fortec" where the
             # tagger's adjective "Fortec" alone leaves "for" dangling)
             for holder in plan.analysis.holders(i) or [self._drop_target(plan, i)]:
-                if holder is not None and u.span is not None and u.span.type in _CONTACTS and _leaves_a_coordinator(plan, holder):
+                if holder is not None and _leaves_a_coordinator(plan, i, holder):
                     continue
                 if holder is not None and holder not in plan.choice \
                         and plan.try_choose(holder, "", u.reason + "; its phrase is removed"):

@@ -2067,9 +2067,14 @@ def _date_ranges(text: str, spans: list[Span]) -> list[Span]:
     while i < len(spans):
         a = spans[i]
         b = spans[i + 1] if i + 1 < len(spans) else None
+        # (a first day without its year takes the second's: "between 8 May and 30 August 2024" read "between May and
+        # the 2020s")
+        ya = a.meta.get("year") if a.meta.get("granularity") != "day_no_year" else \
+            (b.meta.get("year") if b is not None and isinstance(b.meta.get("year"), int)
+             and (a.meta.get("month") or 13) <= (b.meta.get("month") or 0) else None)
         if b is not None and a.type in ("DATE", "DOB") and b.type in ("DATE", "DOB") \
-                and isinstance(ya := a.meta.get("year"), int) and isinstance(yb := b.meta.get("year"), int) \
-                and a.meta.get("granularity") in ("day", "month") and b.meta.get("granularity") in ("day", "month") \
+                and isinstance(ya, int) and isinstance(yb := b.meta.get("year"), int) \
+                and a.meta.get("granularity") in ("day", "month", "day_no_year") and b.meta.get("granularity") in ("day", "month") \
                 and ya <= yb and (j := _DATE_JOIN.fullmatch(text, a.end, b.start)) is not None \
                 and not (text[a.start - 1:a.start] == "(" and text[b.end:b.end + 1] == ")"):
             # (a bracket's two dates stay two: "(March 4, 1871 – March 3, 1875)" reads "(1870s)" once tidied)
