@@ -3316,6 +3316,31 @@ def test_a_clock_abbreviation_ends_no_sentence(engine):
     # the first of two ways to reach someone keeps its placeholder ("Please contact me or [phone]" was an output)
     ("Please contact me at g.whitcombe@sd42.ca or 604-463-2281 to book a conference.",
      ["contact me at [email] or [phone] to book"], ["whitcombe"]),
+    # a numbered line's head keeps its person ("Room 4 – Mrs Nora Quigley, 88." went, and its notes read as
+    # the room above's); a form's value the parser split from its label stays ("GP:" was emptied)
+    ("Room 6 – Mr Patrick Halloran, DOB 12/05/1941, MRN SBH-0093317\nGP: Dr Aoife Brennan, Monkstown Medical "
+     "Centre, (01) 284 7719\n\nRoom 4 – Mrs Nora Quigley, 88. Comfortable, no changes overnight.",
+     ["Room 6 – Person A, DOB the 1940s, MRN [id]", "GP: Person B", "Room 4 – Person C, over 80. Comfortable"],
+     ["Halloran", "Quigley", "Brennan", "7719", "–,"]),
+    # a list whose items name nothing is the writer's content, not an appendix ("Outcome at discharge" and its
+    # items went whole); an acronym of the clinic is no organisation ("Progressed from passive ROM" went)
+    ("Treatment: 14 sessions. Progressed from passive ROM to weighted strengthening.\n\nOutcome at discharge "
+     "(30/08/2024):\n• Shoulder flexion 165° (from 95°)\n• Pain 1/10 at rest\n\nDNAR in place.",
+     ["passive ROM", "• Shoulder flexion 165°", "• Pain 1/10 at rest", "DNAR in place."], ["2024", "organization"]),
+    # a street's "Dr." before "It" ends the sentence ("I left work It had been raining" was an output); a
+    # possessive that opens a label is no person ("Someone's license"), nor is "Madam" ("Dear Sir,"); a short
+    # bracket after a field's value keeps the field; "ref." stands before its number
+    ("Dear Sir or Madam,\n\nDriver's license: W143-6628-1197 (IL)\n\nI left work at Kessler & Royce LLP, 233 S. "
+     "Wacker Dr. It had been raining.\n\n- Oven door glass (quote from Harrogate Appliance Repairs, ref. "
+     "HAR/22931): £89.50\n- Removal of the sofa: £60.00",
+     ["Dear Sir or Madam,", "Driver's license: [id] (IL)", "at an organization. It had been raining.",
+      "(quote from a repair business, ref. [id]):"], ["Someone", "W143", "Harrogate"]),
+    # a name called out to at a line's start, a pet's name after its comma, a nickname in brackets said again,
+    # a sign-off that shortens a given name: each is the person's (or the pet's)
+    ("Patient: Mrs Deborah (Deb) Kowalczyk\n\nDeb reports she walks her greyhound, Dolly, twice daily. Paddy "
+     "was a ferry engineer with Irish Ferries.\n\nAdaeze, I know the last months were hard.\n\nBest,\nFiona "
+     "McAllister\n\nThanks again,\nFi",
+     ["reports she walks her greyhound twice daily"], ["Deb ", "Dolly", "Irish Ferries", "Adaeze", "\nFi"]),
 ])
 def test_forms_keep_their_fields(engine, text, present, absent):
     out = anonymize(engine, text)

@@ -752,3 +752,23 @@ def test_a_speakers_given_name_before_a_colon_is_a_name():
 def test_a_measurement_is_no_count():
     got = {s.text: s.type for s in find_spans("Agreed: hedge reduced to 2 m by March. He walked 5 km and lost 3 kg.")}
     assert not any(t == "NUMBER" for t in got.values()), got
+
+
+@pytest.mark.parametrize("text, piece, kind", [
+    ("Thanks.\n\nAdaeze, I know the last few months were difficult.", "Adaeze", "PERSON"),  # called out to
+    ("Grace, you were right about the roof.", "Grace", "PERSON"),
+    ("Sadly, it rained all week.", "Sadly", None),  # an adverb is no one
+    ("Honestly, we tried our best.", "Honestly", None),
+    ("He was a ferry engineer with Irish Ferries for 38 years.", "Irish Ferries", "ORG"),  # a nationality opens it
+    ("She built the site for Harbourside Physio Clinics last year.", "Harbourside Physio Clinics", "ORG"),
+    ("He served in the Engineer and Railway Staff Corps until 1916.", "Clinics", None),
+])
+def test_names_at_a_lines_start_and_names_a_nationality_opens(text, piece, kind):
+    got = {s.text: s.type for s in find_spans(text)}
+    assert got.get(piece) == kind, got
+
+
+def test_a_plural_head_names_no_single_place():
+    """"Harbourside Physio Clinics" is one organisation of several clinics: not "a clinic"."""
+    org = next(s for s in find_spans("She built the site for Harbourside Physio Clinics last year.") if s.type == "ORG")
+    assert org.meta["ladder"][0] != "a clinic" and "a healthcare institution" in org.meta["ladder"], org

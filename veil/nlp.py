@@ -182,7 +182,9 @@ _HEADING_LINE = re.compile(r"(?m)^[ \t]*[A-Z][^\n.!?;:,]{0,40}:?$(?=\n[ \t]*[A-Z
 
 
 # words whose abbreviation's point stands before a number ("At approx. 03:15 I heard")
-_ABBREVIATED_BEFORE_NUMBER = frozenset("approx ca c appr est no nos ext extn tel ph".split())
+_ABBREVIATED_BEFORE_NUMBER = frozenset("approx ca c appr est no nos ext extn tel ph ref".split())
+# words that open a sentence and no name ("Wacker Dr. It had been raining")
+_OPENS_A_SENTENCE = frozenset("It I He She We They The This That There Then But And After When My Our His Her Their".split())
 # abbreviations that always stand before a name
 _NEVER_ENDS = frozenset("Mr. Mrs. Ms. Dr. Prof. Rev. Gen. Capt. Lt. Sgt. Col. Maj. Gov. Sen. Rep. Hon. Fr. St. Mt.".split())
 
@@ -232,8 +234,11 @@ def _boundaries(doc):
             span[0].is_sent_start = True
     for tok in doc[:-1]:
         core = tok.text.lstrip("\\\"“‘'(")
-        if core in _NEVER_ENDS or (tok.text == "." and tok.i > 0 and not tok.nbor(-1).whitespace_
-                                   and tok.nbor(-1).text.lstrip("\\\"“‘'(") + "." in _NEVER_ENDS):
+        if (core in ("Dr.", "St.") or (core == "." and tok.i > 0 and tok.nbor(-1).text in ("Dr", "St"))) \
+                and doc[tok.i + 1].text in _OPENS_A_SENTENCE and tok.i > 0 and tok.nbor(-1).text[:1].isupper():
+            doc[tok.i + 1].is_sent_start = True  # a street's "Dr." before "It": "233 S. Wacker Dr. It had been raining"
+        elif core in _NEVER_ENDS or (tok.text == "." and tok.i > 0 and not tok.nbor(-1).whitespace_
+                                     and tok.nbor(-1).text.lstrip("\\\"“‘'(") + "." in _NEVER_ENDS):
             doc[tok.i + 1].is_sent_start = False  # 'as \"Mr. Fitz\", he trained': "Mr." ends no sentence
     for tok in doc[1:]:
         prev = tok.nbor(-1)

@@ -1569,6 +1569,11 @@ def _cognate(verb, phrase: str) -> bool:
     return len(stem) >= 5 and words[-1].startswith(stem)
 
 
+# a setting the tagger reads as a noun after a name ("the radio on Lyric FM low" -> "on a low" was an output):
+# with the name gone it reads as it is ("the radio on low")
+_SETTINGS = frozenset("low high loud quiet full max maximum minimum medium mute repeat standby".split())
+
+
 def _bare_noun_article(s: Span, doc, text: str) -> str | None:
     """The article a singular common noun needs once the name before it, its only determiner,
     goes ("for Fortec team" -> "for a team"), or None."""
@@ -1586,7 +1591,7 @@ def _bare_noun_article(s: Span, doc, text: str) -> str | None:
             or (toks[0].i > 0 and doc[toks[0].i - 1].dep_ in ("det", "poss")) \
             or (toks[0].i > 0 and doc[toks[0].i - 1].lower_ in ("of", "in")
                 and not (s.type == "LOCATION" and noun.lower_ in lexicon()["settlement_nouns"])) \
-            or noun.left_edge.i < toks[0].i or noun.lower_ in lexicon()["mass_nouns_set"] \
+            or noun.left_edge.i < toks[0].i or noun.lower_ in lexicon()["mass_nouns_set"] or noun.lower_ in _SETTINGS \
             or (noun.dep_ == "conj" and any(c.dep_ in ("det", "poss") for c in noun.head.children)):
         # (a conjunct shares its first item's: "a former NFL punter and MLB pitcher" -> "a former punter
         # and pitcher" - "a former punter and a pitcher" was false, he no longer pitched)
@@ -1998,6 +2003,18 @@ _PLANS_FOR = re.compile(r"\b(?i:goals?|plans?|targets?|budgets?|objectives?|fore
                         r"\s+for\s+$")
 
 
+# a line's opening label with its number and a dash: "Room 4 – ", "Bed 12B — "
+_NUMBERED_HEADER = re.compile(r"[ \t]*[A-Z][A-Za-z]*(?: [A-Za-z]+){0,2} [0-9]{1,4}[A-Z]?[ \t]*[–—-][ \t]*")
+
+
+def _on_a_form_line(text: str, a: int, b: int) -> bool:
+    """Is text[a:b] a form's line, a form's value after its label on that line ("GP:" and its value are two
+    sentences where the parser splits them) or a numbered line's head ("Room 4 – Mrs Nora Quigley, 88.")?"""
+    line_start = text.rfind("\n", 0, a) + 1
+    return bool(nlp.FORM_LINE.match(text[a:b].strip())) or bool(re.fullmatch(
+        rf"[ \t]*{nlp.FORM_LABEL}[ \t]*", text[line_start:a])) or bool(_NUMBERED_HEADER.match(text, line_start, b))
+
+
 def role_of(s: Span, doc) -> str | None:
     """How a span stands in its sentence, which decides what may replace it truthfully:
     - "modifier": it modifies a noun after it ("an Orlan space suit", "the Hartlepool youth
@@ -2070,6 +2087,7 @@ def role_of(s: Span, doc) -> str | None:
         return "counted"  # (an ordinal counts nothing: "the historic Eighty-ninth Congress"; nor does a
         # year: "the 2005 Tour de France")
     if s.type != "PERSON" and any(c.dep_ == "nummod" and c.i < first.i and not _A_YEAR.fullmatch(c.text)
+                                  and c.ent_type_ not in ("DATE", "TIME")  # (a date's day: "on 3 June 2024 Brightwater Ltd")
                                   and not (c.i > 0 and doc[c.i - 1].text in ("No.", "no.", "#")) for c in head.children):
         return "counted"  # "four consecutive Summer Olympics"
     if head.dep_ == "pobj" and prev is not None and prev.text == "(" and head.head.i < prev.i:
@@ -2252,7 +2270,8 @@ _FIELD_BEFORE = re.compile(rf"(?:^|[\n\t]|\s{{2}})[ \t]*{nlp.FORM_LABEL}\s*$")
 # capitals before a dash ("EMPLOYMENT APPLICATION – ")
 _FIELD_LABEL = re.compile(rf"(?:^|(?<=\n)|(?<=\S[ ]{{2}})|(?<=\S\t)|(?<=[\w\"”)\]]\. ))[ \t]*(?:{nlp.FORM_LABEL}|[A-Z][A-Z0-9&/'’ ]{{2,40}}[ \t][–—-])[ \t]*$")
 # what may follow a field's value on its line: nothing, or a gap before the next field ("Employee: X    ID: …")
-_FIELD_END = re.compile(rf"\.?[ \t]*(?:$|\n|\t|[ ]{{2}}|\|)|\.[ ](?={nlp.FORM_LABEL}[ \t])")  # (or a point before the next one's label)
+_FIELD_END = re.compile(rf"(?:[ \t]*\([^()\n]{{1,15}}\))?\.?[ \t]*(?:$|\n|\t|[ ]{{2}}|\|)|\.[ ](?={nlp.FORM_LABEL}[ \t])")
+# (or a point before the next one's label; or a short bracket first: "Driver's license: W143-6628-1197 (IL)")
 
 
 def field_value(s: Span, text: str) -> bool:
@@ -2355,7 +2374,10 @@ def _with_slot(s: Span, doc) -> Span:
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "venue": True})
     if s.type != "PERSON":
         return s
-    if role == "appositive" and toks[0].i > 0 and doc[toks[0].i - 1].text in (",", "(", "—", "–"):
+    if role == "appositive" and toks[0].i > 0 and doc[toks[0].i - 1].text in (",", "(", "—", "–") \
+            and not _NUMBERED_HEADER.fullmatch(doc.text, doc.text.rfind("\n", 0, s.start) + 1, s.start):
+        # (not the person a numbered line heads: "Room 4 – Mrs Nora Quigley, 88." lost its name and the
+        # line with it, and the room's notes below read as another room's)
         s = Span(s.start, s.end, s.text, s.type, s.score, s.evidence, {**s.meta, "set_off": True})
     nxt = doc[toks[-1].i + 1] if toks[-1].i + 1 < len(doc) else None
     meta = dict(s.meta)
@@ -3158,16 +3180,35 @@ class LocalOptimizer(Optimizer):
                 plan.choice[j] = ""
                 plan.order.append(j)
                 plan.reasons[j] = "a disambiguation note goes whole"
-        for si in self._bulleted_list(plan):
+        for group in self._bulleted_lists(plan):
             # a bulleted list (works, wins, results): names, places, dates and scores one after
-            # another, no sentence of the text; its edits left "A race: 9 \n* Person AON: 8"
-            j = plan.analysis.sentence_unit(si)
-            if j is not None and si > 0:
-                plan.choice[j] = ""
-                plan.order.append(j)
-                plan.reasons[j] = "a bulleted list goes whole, with its heading"
+            # another, no sentence of the text; its edits left "A race: 9 \n* Person AON: 8".
+            # A list whose items name nothing (a discharge note's "• Pain 1/10 at rest") is the
+            # writer's content: it stays, whatever its heading holds
+            items = group[1:] if plan.analysis.text[slice(*plan.analysis.sentences[group[0]])].rstrip().endswith(":") \
+                else group
+            if not any(plan.units[i].kind == "span" and (plan.units[i].policy is not None or plan.units[i].drop_unit)
+                       for si in items for i in plan.analysis.by_sentence(si)):
+                continue
+            for si in group:
+                j = plan.analysis.sentence_unit(si)
+                if j is not None and si > 0:
+                    plan.choice[j] = ""
+                    plan.order.append(j)
+                    plan.reasons[j] = "a bulleted list goes whole, with its heading"
         plan.floor = dict(plan.choice)
         return plan
+
+    @classmethod
+    def _bulleted_lists(cls, plan: Plan) -> list[list[int]]:
+        """:meth:`_bulleted_list`'s sentences, one run of consecutive sentences per list."""
+        groups: list[list[int]] = []
+        for si in cls._bulleted_list(plan):
+            if groups and groups[-1][-1] == si - 1:
+                groups[-1].append(si)
+            else:
+                groups.append([si])
+        return groups
 
     @staticmethod
     def _bulleted_list(plan: Plan) -> list[int]:
@@ -3690,8 +3731,11 @@ class LocalOptimizer(Optimizer):
             k = sentence_unit[si]
             now = plan.sentence_tokens(si) if k not in plan.choice else Counter()
             if k in plan.choice or not any(i in plan.choice for i in plan.analysis.by_sentence(si)) \
-                    or nlp.FORM_LINE.match(plan.analysis.text[slice(*plan.analysis.sentences[si])].strip()):
-                # (a form's line is short by nature: "Review period: the 2020s" says what the form asks)
+                    or _on_a_form_line(plan.analysis.text, *plan.analysis.sentences[si]) \
+                    or plan.analysis.text[slice(*plan.analysis.sentences[si])].rstrip().endswith(":"):
+                # (a form's line is short by nature: "Review period: the 2020s" says what the form asks; so is
+                # a numbered line's head: "Room 4 – Person D, over 80." says whose notes follow; and a list's
+                # heading says what its items are: "Outcome at discharge (in the 2020s):")
                 said |= set(now)
                 continue
             before = plan.sentence_tokens(si, {})
@@ -3740,7 +3784,7 @@ class LocalOptimizer(Optimizer):
             # rare word before a point, never an English word: "A German entomologist." is no citation)
             abbreviations = {w for w in re.findall(r"\b([^\W\d_]+)\.", sentence) if len(w) <= 5 and _zipf(w.lower()) < 3.5}
             if si in sentence_unit and sentence_unit[si] not in plan.choice and not plan.analysis.has_root[si] \
-                    and words and not sentence.endswith(("!", "?")) and not nlp.FORM_LINE.match(sentence) \
+                    and words and not sentence.endswith(("!", "?")) and not _on_a_form_line(text, *sents[si]) \
                     and all(w[0].isupper() or w in abbreviations for w in words):
                 if runs and runs[-1][-1] == si - 1:
                     runs[-1].append(si)

@@ -1209,6 +1209,10 @@ def _org_ladder(words: list[str], raw: str) -> tuple[list[str], str] | None:
             return list(heads[two]), two
     for k in cand_idx:
         w = low[k]
+        if w not in heads and w.endswith("s") and w != "corps" and heads.get(w[:-1], [])[1:]:
+            # a plural head names one organisation of several places ("Harbourside Physio Clinics"): not one
+            # clinic, the rung above it
+            return list(heads[w[:-1]][1:]), w[:-1]
         if w in heads:
             ladder = list(heads[w])
             for head, mods, first in lex["org_modifiers"]:
@@ -1687,7 +1691,8 @@ def _entity_spans(text: str, doc) -> list[Span]:
             and doc[t.i + 1].text[:1].isupper() and not any(c.isdigit() for c in t.doc[t.i:t.i + 3].text)
         # (never a month or a weekday: "In June, he signed" - June and August are given names too)
         if not t.text[:1].isupper() or (t.ent_type_ and t.ent_type_ != "NORP" and not misdated) \
-                or (t.idx, t.idx + len(t.text)) in seen:
+                or ((t.idx, t.idx + len(t.text)) in seen
+                    and not (t.ent_type_ == "NORP" and t.i + 1 < len(doc) and _untagged_propn(doc[t.i + 1]))):
             continue
         if lw in person_tokens:
             spans.append(_name_part(doc, t, text))
@@ -1700,6 +1705,7 @@ def _entity_spans(text: str, doc) -> list[Span]:
             spans.append(Span(t.idx, t.idx + len(t.text), t.text, "PERSON", 0.6, "cue:relation", {}))
         elif t.pos_ == "PROPN" and (t.i == 0 or not _untagged_propn(doc[t.i - 1])) \
                 and (org := _untagged_org(text, doc, t.i)) is not None:
+            spans = [o for o in spans if not (o.type == "NATIONALITY" and org.start <= o.start and o.end <= org.end)]
             spans.append(org)  # a name the NER left untagged whose last word says what it is ("Exponent Corporation")
             seen.update((x.idx, x.idx + len(x.text)) for x in doc[t.i:t.i + len(org.text.split())])
         elif t.pos_ == "PROPN" and (lw in first_names or fold(lw) in first_names) and t.i > 0 \
@@ -1803,6 +1809,8 @@ def _untagged_org(text: str, doc, i: int) -> Span | None:
     """The run of untagged capitalised proper nouns from token i, when its last word is an
     organisation's head noun and a word before it names it."""
     j = i
+    if doc[i].ent_type_ == "NORP" and doc[i].text[:1].isupper() and i + 1 < len(doc) and _untagged_propn(doc[i + 1]):
+        j = i + 1  # a nationality that opens the name: "Irish Ferries", "British Gas"
     while j < len(doc) and j - i < 6 and _untagged_propn(doc[j]):
         j += 1
     if j - i < 2 or doc[i].is_sent_start:
@@ -2034,6 +2042,8 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     spans = _self_named(text, _vocatives(text, _greetings(text, _initials_of_a_person(text, _possessive_shops(text, spans)))))
     spans = _names_grown(doc, [s for s in spans if not (s.type == "ORG" and s.text in _ROLE_ACRONYMS)
                                   and not (s.type in ("PERSON", "ORG", "NAME", "PROPER") and s.text in _CONTACT_LABELS)
+                                  and not (s.type in ("PERSON", "ORG", "NAME", "PROPER") and any(m.start() <= s.start < m.end()
+                                                                      for m in _LABEL_POSSESSIVE.finditer(text)))
                                   # ("clause 4 of the Will": after "the", an everyday word is no person; "the Kelly
                                   # brothers" keeps its name)
                                   and not (s.type == "PERSON" and " " not in s.text and not s.evidence.startswith("cue:")
@@ -2043,7 +2053,8 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     grown = [_with_extension(text, _with_its_flat(text, _place_with_s(text, _couple_or_landmark(text, s)))) for s in spans]
     moved = [g for g, s in zip(grown, spans) if (g.start, g.end) != (s.start, s.end)]
     spans = [g for g in grown if g in moved or not any(m.start < g.end and g.start < m.end for m in moved)]
-    spans = _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(text, _field_names(text, spans))))
+    spans = _short_sign_offs(text, _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(
+        text, _field_names(text, spans)))))
     spans = [s for s in spans if not _field_of_study(text, s) and not _dose(text, s) and not _heading(text, s)
              and not (s.type in ("ORG", "NAME", "PROPER") and _SCHEME_BEFORE_NUMBER.fullmatch(s.text)
                       and _NUMBER_LABEL_AFTER.match(text, s.end))  # ("GMS no.: 1093284": a label's, no body named)
@@ -2209,13 +2220,31 @@ def _greetings(text: str, spans: list[Span]) -> list[Span]:
     return [s for s in spans if not any(a <= s.start and s.end <= b for a, b in found)]
 
 
+# one word that opens a line or a sentence and is called out to before the clause ("Adaeze, I know the last
+# few months were difficult": the NER reads a sentence's first word as no name)
+_OPENING_VOCATIVE = re.compile(r"(?:^|(?<=\n)|(?<=[.!?] ))[ \t]*(?P<n>[A-Z][a-z]{2,}),[ \t]+(?=[a-z]|I\b|I['’])")
+
+
 def _vocatives(text: str, spans: list[Span]) -> list[Span]:
     """One word called out to between a comma and "!" or "?" is a person ("Hurry up, Kyle!" read "Hurry up,
-    Texas!": the gazetteer's town)."""
-    return [Span(s.start, s.end, s.text, "PERSON", s.score, "cue:vocative", {})
-            if s.type == "LOCATION" and " " not in s.text.strip() and text[max(0, s.start - 2):s.start] == ", "
-            and s.meta.get("kind") not in ("country", "admin1", "continent") and (s.meta.get("population") or 0) < 100_000
-            and re.match(r"[!?]", text[s.end:s.end + 1]) else s for s in spans]
+    Texas!": the gazetteer's town); so is a given name (or a word rare in English) that opens a line or a
+    sentence before a comma and the clause (``_OPENING_VOCATIVE``), not a place's name."""
+    out = [Span(s.start, s.end, s.text, "PERSON", s.score, "cue:vocative", {})
+           if s.type == "LOCATION" and " " not in s.text.strip() and text[max(0, s.start - 2):s.start] == ", "
+           and s.meta.get("kind") not in ("country", "admin1", "continent") and (s.meta.get("population") or 0) < 100_000
+           and re.match(r"[!?]", text[s.end:s.end + 1]) else s for s in spans]
+    lex = lexicon()
+    for m in _OPENING_VOCATIVE.finditer(text):
+        a, b = m.span("n")
+        w, low = m.group("n"), m.group("n").lower()
+        if any(o.start < b and a < o.end and o.type in ("PERSON", *DIRECT_TYPES) for o in out) \
+                or low in STOP_WORDS or low in lex["nationalities"] or low in lex["months_set"] \
+                or low in lex["weekdays_set"] or not (fold(low) in lex["first_names"] or _zipf(low) < 3.0) \
+                or (place_info(w) is not None and fold(low) not in lex["first_names"]):
+            continue
+        out = [o for o in out if not (o.start < b and a < o.end)]
+        out.append(Span(a, b, w, "PERSON", 0.75, "cue:vocative", {}))
+    return sorted(out, key=lambda s: s.start)
 
 
 def _initials_of_a_person(text: str, spans: list[Span]) -> list[Span]:
@@ -2235,7 +2264,7 @@ def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
             continue
         # a person's nickname in quotes said again alone ('Brother Elijah "Eli" Farnsworth ... Eli first
         # played for us' kept the second)
-        nick = [m.group(1) for m in _QUOTED_NICKNAME.finditer(s.text)] if s.type == "PERSON" else []
+        nick = [m.group(1) or m.group(2) for m in _QUOTED_NICKNAME.finditer(s.text)] if s.type == "PERSON" else []
         sure = s.type == "PERSON" and s.evidence.startswith(("cue:", "lexicon:first_name"))
         for w in [s.text.strip()] + nick:
             if not re.fullmatch(r"[A-Z][a-z]{2,}", w) or (place_info(w) is not None and not sure):
@@ -2253,7 +2282,31 @@ def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
     return sorted(out, key=lambda s: s.start)
 
 
-_QUOTED_NICKNAME = re.compile(r"[\"“‘']([A-Z][a-z]{2,})[\"”’']")
+# a line that is one word, the sign-off: "Fi" under a letter from Fiona McAllister
+_SIGN_OFF_LINE = re.compile(r"(?m)^[ \t]*(?:[-–—~][ \t]*)?(?P<n>[A-Z][a-z]{1,})[ \t]*(?:[xX]{1,3})?[ \t]*$")
+
+
+def _short_sign_offs(text: str, spans: list[Span]) -> list[Span]:
+    """A sign-off line whose one word is the start of a given name the text says ("Fi" for Fiona, "Deb" for
+    Deborah) is that person's; the shortening points to them as surely as the name."""
+    given = set()
+    for s in spans:
+        if s.type == "PERSON":
+            words = [w for w in re.findall(r"[A-Z][a-z]+", s.text) if w.lower().rstrip(".") not in HONORIFICS]
+            if words and len(words[0]) >= 4:
+                given.add(words[0])
+    out = list(spans)
+    for m in _SIGN_OFF_LINE.finditer(text):
+        a, b = m.span("n")
+        w = m.group("n")
+        if any(o.start < b and a < o.end for o in out) or w.lower() in STOP_WORDS:
+            continue
+        if any(g.startswith(w) and len(w) < len(g) for g in given):
+            out.append(Span(a, b, w, "PERSON", 0.75, "cue:sign_off", {}))
+    return sorted(out, key=lambda s: s.start)
+
+
+_QUOTED_NICKNAME = re.compile(r"[\"“‘']([A-Z][a-z]{2,})[\"”’']|\(([A-Z][a-z]{2,})\)")  # (or in brackets: "Mrs Deborah (Deb) K.")
 # a form's field that holds a name ("Patient: \"Biscuit\"", "Owner: Mrs. X"): the value is someone's name,
 # whatever the NER made of it (a pet's everyday word "Biscuit" was kept as a name of no known kind)
 _NAME_FIELD = re.compile(r"(?:^|(?<=[\n|])|(?<=[a-z\"”]\. ))[ \t]*(?:Patient|Pet|Animal|Name|Full name|Preferred name|Nickname|Owner|Client|Resident|Tenant|"
@@ -2453,7 +2506,11 @@ _TRAILING_COUNT = re.compile(r"(?<=[a-z]), (\d{2,3}(?:,\d{3})*|\d{4,})(?=\.(?:\s
 
 
 # the labels of a letterhead's contact lines ("Tel [phone]" read "Tel" as a name)
-_CONTACT_LABELS = frozenset("Tel Tel. Fax Mob Mob. Mobile Cell Email E-mail Phone Ph Ph. Web Website".split())
+_CONTACT_LABELS = frozenset("Tel Tel. Fax Mob Mob. Mobile Cell Email E-mail Phone Ph Ph. Web Website".split()
+                            # (and the words a letter addresses an unknown reader with: "Dear Sir or Madam")
+                            + ["Sir", "Madam", "Sirs", "Ma'am", "Ma’am"])
+# a person's possessive that opens a form's label ("Driver's license: W143-…" read "Someone's license")
+_LABEL_POSSESSIVE = re.compile(rf"(?m)^[ \t]*[A-Z][a-z]+['’]s [a-z][\w ]{{0,25}}:")
 
 
 # a time of day is no count ("He left at 9 p.m." read "at several p.m.")
@@ -2686,7 +2743,7 @@ _NAMED_AS = re.compile(r"\b(?:named|voted|selected|chosen|elected|crowned)(?:\s+
 # a given name in apposition to a relative: "left behind a wife, Beata, and two young children" (the NER's
 # organisation, and no given name the list knows: "a wife, Beata," stayed as written)
 _KIN_NAME = re.compile(r"\b(?:wife|husband|son|daughter|brother|sister|mother|father|partner|spouse|fianc[ée]e?|widow|"
-                       r"widower|stepson|stepdaughter|granddaughter|grandson),\s+([A-Z][a-z]{2,})(?=\s*(?:,|;|–|—)|\.\s*$|\.\s+[A-Z][a-z])"
+                       r"widower|stepson|stepdaughter|granddaughter|grandson|" + _PETS[3:-1] + r"),\s+([A-Z][a-z]{2,})(?=\s*(?:,|;|–|—)|\.\s*$|\.\s+[A-Z][a-z])"
                        r"(?!,\s+[A-Z][a-z]+\s+and\b)")  # (never "a daughter, Anna and Maria", nor "her husband, Florence and")
 
 
