@@ -3341,6 +3341,16 @@ def test_a_clock_abbreviation_ends_no_sentence(engine):
      "was a ferry engineer with Irish Ferries.\n\nAdaeze, I know the last months were hard.\n\nBest,\nFiona "
      "McAllister\n\nThanks again,\nFi",
      ["reports she walks her greyhound twice daily"], ["Deb ", "Dolly", "Irish Ferries", "Adaeze", "\nFi"]),
+    # a chat's line keeps its time and its speaker, a pseudonym: a line whose first message went keeps them for
+    # the rest ("[Sat 10:07]" and "She's still cross" stood on lines of their own, the second under the line
+    # above's speaker); "Mum" is no one's name; a bare number as a subject takes no range ("dozens of looks")
+    ("[Sat 10:02] Karen Doyle: ok so Mum's 70th is Sat 14 June.\n[Sat 10:05] Dave: Legend. deposit?\n"
+     "[Sat 10:07] Mel 🌸: Done ✅ Also who's telling Aunty Rewa? She's still cross about Christmas\n"
+     "[Sat 10:15] Karen Doyle: Good call. She's at 42 Ngatai Road.\n[Sat 10:21] Tama Doyle: Love you Maureen "
+     "Doyle, 70 looks good on you",
+     ["[Sat 10:02] Person A: ok so Mum's 70th is", "\n[Sat 10:05] Person B: Legend. deposit?\n",
+      " 🌸: She's still cross about Christmas\n[Sat 10:15] Person A: Good call. She's at [address]."],
+     ["Karen", "Dave", "Mel", "Rewa", "Doyle", "dozens", "[Sat 10:07]\n"]),
 ])
 def test_forms_keep_their_fields(engine, text, present, absent):
     out = anonymize(engine, text)

@@ -177,6 +177,8 @@ _LINE_END = re.compile(r"\\n|\n")
 # a form's label at a line's start ("Review period:", "Driver's licence no.:")
 FORM_LABEL = r"[A-Z][\w./'’()&\- ]{0,30}:"
 FORM_LINE = re.compile(rf"(?m)^[ \t]*{FORM_LABEL}[ \t]*\S[^\n]*$")
+# a chat's line: its time in brackets, then its speaker and a colon ("[Sat 10:02] Karen Doyle: ok so ...")
+CHAT_LINE = re.compile(r"(?m)^[ \t]*\[[^\]\n]{1,30}\][ \t]*(?:[^:\n\[\]]{1,40}?:)?[ \t]*")
 # a heading's line: short, with no sentence's punctuation ("Summary", "Areas for growth", "Follow-up:")
 _HEADING_LINE = re.compile(r"(?m)^[ \t]*[A-Z][^\n.!?;:,]{0,40}:?$(?=\n[ \t]*[A-Z\d\"“])")
 
@@ -221,6 +223,16 @@ def _boundaries(doc):
             if tok.nbor(-1).text == ":":
                 tok.is_sent_start = False  # ("Department: | Facilities Engineering", "GMS no.: | 1093284" were split)
     starts += [m.end() + 1 for m in _HEADING_LINE.finditer(text)]
+    for m in CHAT_LINE.finditer(text):
+        # a chat's line: its time and its speaker open one sentence with the message ("[Sat 10:02]" and "Karen
+        # Doyle: ok so ..." were two, and the line after a message ran on into it)
+        starts += [m.start()]
+        nl = _LINE_END.search(text, m.end())
+        if nl is not None:
+            starts.append(nl.end())
+        prefix = doc.char_span(m.start(), min(len(text), m.end() + 1), alignment_mode="expand")
+        for tok in prefix[1:] if prefix is not None else ():
+            tok.is_sent_start = False
     for m in BULLET.finditer(text):
         # and the line after a list's last item ("The Blue Book\nHe died in Paris." is two sentences)
         nl = _LINE_END.search(text, m.end())

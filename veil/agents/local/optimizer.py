@@ -2007,6 +2007,10 @@ _PLANS_FOR = re.compile(r"\b(?i:goals?|plans?|targets?|budgets?|objectives?|fore
 _NUMBERED_HEADER = re.compile(r"[ \t]*[A-Z][A-Za-z]*(?: [A-Za-z]+){0,2} [0-9]{1,4}[A-Z]?[ \t]*[–—-][ \t]*")
 
 
+# a chat's line left with its time and speaker alone
+_BARE_CHAT_LINE = re.compile(rf"(?:{nlp.CHAT_LINE.pattern[4:]})(?:\n|$)", re.M)
+
+
 def _on_a_form_line(text: str, a: int, b: int) -> bool:
     """Is text[a:b] a form's line, a form's value after its label on that line ("GP:" and its value are two
     sentences where the parser splits them) or a numbered line's head ("Room 4 – Mrs Nora Quigley, 88.")?"""
@@ -2069,6 +2073,8 @@ def role_of(s: Span, doc) -> str | None:
                      and s.text.endswith(("'s", "’s"))):
         # (not a place whose name ends so: "Canadian Coast Guard, St. John's" read "a city's")
         return "possessive"
+    if s.type == "NUMBER" and head.dep_ in ("nsubj", "nsubjpass") and head.i == toks[-1].i:
+        return "determined"  # a bare number as the subject: "70 looks good on you" ("dozens of looks good" was an output)
     if s.type == "NUMBER" and prev is not None and (prev.lower_ in ("top", "bottom") or prev.dep_ in ("det", "poss")):
         return "determined"  # "among the top 10 players", "his 12 titles": no range reads after it
     if s.type == "LOCATION" and prev is not None and prev.lower_ in ("born", "died"):
@@ -2280,7 +2286,13 @@ def field_value(s: Span, text: str) -> bool:
     must stand alone (a pseudonym, a kind, a placeholder), and no phrase of its own can go
     ("Full name:" with nothing after it was an output)."""
     line = text.rfind("\n", 0, s.start) + 1
+    if s.type == "PERSON" and _SPEAKER.fullmatch(text, line, s.start) and re.match(r"[^\w\n:]{0,4}:", text[s.end:s.end + 5]):
+        return True  # a chat's speaker ("[Sat 10:05] Dave: Legend."): who said the line, which no deletion may take
     return bool(_FIELD_LABEL.search(text, line, s.start)) and bool(_FIELD_END.match(text, s.end))
+
+
+# what stands before a chat's speaker on the line: nothing, or the time in brackets
+_SPEAKER = re.compile(r"[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)?")
 
 
 def _with_slot(s: Span, doc) -> Span:
@@ -2910,6 +2922,20 @@ class Plan:
                 # "However, he remained involved." after the sentence it answered went: the
                 # connective goes (it links to nothing), the statement stays
                 rendered = rendered[m.end()].upper() + rendered[m.end() + 1:]
+            if not rendered and (k := self.analysis.sentence_unit(si)) is not None and (m := nlp.CHAT_LINE.match(text, a)) is not None and m.end() > a:
+                # a chat line's message went: its time and speaker stay for what else the line says (its next
+                # sentence read as the line above's speaker's: "She's still cross about Christmas"); a line
+                # left with them alone goes below
+                chosen = self.choice if choice is None else choice
+                prefix = m.group().rstrip()
+                for j in sorted((j for j in self.analysis.by_sentence(si) if self.units[j].kind == "span"
+                                 and a <= self.units[j].start and self.units[j].end <= m.end()),
+                                key=lambda j: -self.units[j].start):
+                    u = self.units[j]
+                    r = chosen.get(j, u.policy)
+                    if r is not None:
+                        prefix = prefix[:u.start - a] + r + prefix[u.end - a:]
+                rendered = prefix
             gone = not rendered and bool(text[a:b].strip())
             line_gone = gone and text[:a].rstrip(" \t")[-1:] in ("\n", "") and text[b:].lstrip(" \t")[:1] == "\n"
             if rendered and si > 0 and pos == a and a > 0 and text[a - 1] in ".!?" and out[-2:-1] and out[-2] \
@@ -2941,6 +2967,7 @@ class Plan:
         # ("Works include:") introduces nothing
         joined = _EMPTY_ITEM.sub("", joined)
         joined = _BARE_HEADING.sub("", joined)
+        joined = _BARE_CHAT_LINE.sub("", joined)
         joined = re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", joined)  # (the blank lines deleted lines leave: one)
         # a quotation's closing mark at a line's end whose opening went with a deleted sentence ('list. "' was an
         # output of '"Thanks Danielle. ... list: 630-555-0172."'), or its opening mark with nothing after it

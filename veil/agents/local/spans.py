@@ -2031,6 +2031,19 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     # no name runs across a line's end ("Manager: Danielle Osei\nReview period: ..." was one organisation's
     # name): what stands on its first line is the span
     candidates = [_first_line(s) for s in candidates]
+    # a chat's time in brackets names no one and no day ("[Sat 10:08]"): what the NER made of it goes
+    times = [m.span(1) for m in _CHAT_TIME.finditer(text)]
+    candidates = [s for s in candidates if s.text.strip() and (s.type in DIRECT_TYPES or not any(
+        a <= s.start and s.end <= b for a, b in times))]
+    # and the name between it and a colon is the line's speaker, a person whatever the NER made of it
+    speakers = {m.end() for m in _CHAT_SPEAKER.finditer(text)}
+    candidates = [Span(s.start, s.end, s.text, "PERSON", max(s.score, 0.8), "cue:speaker", {})
+                  if s.start in speakers and s.type in ("ORG", "NAME", "PROPER", "PRODUCT", "WORK", "LOCATION")
+                  and re.match(r"[^\w\n:]{0,4}:", text[s.end:s.end + 5]) else s for s in candidates]
+    for at in speakers:
+        if (m := _SPEAKER_NAME.match(text, at)) is not None and not any(
+                s.start < m.end(1) and at < s.end for s in candidates):
+            candidates.append(Span(at, m.end(1), m.group(1), "PERSON", 0.8, "cue:speaker", {}))
     # a direct identifier (contact, id, address, date of birth) wins over any span it overlaps; so does a
     # name with its nickname inside ('Bridget "Delia" Conneely' lost to a work's 'Conneely – Inis Meáin / Boston')
     direct = [s for s in candidates if s.type in DIRECT_TYPES or s.evidence == "cue:nickname_inside"]
@@ -2411,7 +2424,10 @@ def _families(text: str, spans: list[Span]) -> list[Span]:
     return sorted(out, key=lambda s: s.start)
 
 
-_SAINT_NAME = re.compile(r"\b(?:St\.?|Saint)\s+[A-Z][a-z]+(?:['’]s)?")
+_SAINT_NAME = re.compile(r"\b(?:St\.?|Saint)\s+[A-Z][a-z]+(?:['’]s)?(?P<epithet>\s+the\s+(?:Baptist|Evangelist|Apostle|Divine|Great|"
+                         r"Martyr|Confessor|Less|Elder|Younger)(?:['’]s)?)?")
+# the lower-case noun a saint's name heads ("St John the Baptist parish")
+_SAINTS_NOUN = re.compile(r"\s+(parish|church|cathedral|chapel|school|college|hospital)\b")
 
 
 def _saints(text: str, spans: list[Span]) -> list[Span]:
@@ -2421,6 +2437,16 @@ def _saints(text: str, spans: list[Span]) -> list[Span]:
     out = list(spans)
     for m in _SAINT_NAME.finditer(text):
         a, b = m.span()
+        if m.group("epithet"):
+            # "St John the Baptist" is the saint, whatever town the gazetteer knows as "St John" ("New Brunswick
+            # the Baptist parish" was an output): the saint's institution, with the noun it heads
+            noun = _SAINTS_NOUN.match(text, b)
+            z = noun.end() if noun else b
+            ladder = list(lexicon()["org_heads"].get(noun.group(1), ["an organization"])) if noun else ["an organization"]
+            if not any(o.type in DIRECT_TYPES for o in out if o.start < z and a < o.end):
+                out = [o for o in out if not (o.start < z and a < o.end)]
+                out.append(Span(a, z, text[a:z], "ORG", 0.85, "shape:saint", {"ladder": ladder}))
+            continue
         if place_info(re.sub(r"['’]s$", "", m.group(0))) is not None:
             continue
         inside = [o for o in out if o.start < b and a < o.end]
@@ -2485,6 +2511,11 @@ def _with_extension(text: str, s: Span) -> Span:
     return Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, dict(s.meta))
 
 
+_CHAT_TIME = re.compile(r"(?m)^[ \t]*\[([^\]\n]{1,30})\]")
+_CHAT_SPEAKER = re.compile(r"(?m)^[ \t]*\[[^\]\n]{1,30}\][ \t]*")
+_SPEAKER_NAME = re.compile(r"([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,3})[^\w\n:]{0,4}:")
+
+
 def _first_line(s: Span) -> Span:
     """The span cut at its first line's end (an address's lines stay whole), and after a form's label."""
     if s.text.startswith(("\n", " ")):
@@ -2493,6 +2524,12 @@ def _first_line(s: Span) -> Span:
     if s.type in ("PERSON", "ORG", "NAME", "PROPER") and (m := re.match(r"[A-Z][A-Za-z ]{0,20}:\s+(?=[A-Z\"“])", s.text)):
         # nor across a form's label ("Household: Mason" was one organisation's name)
         s = Span(s.start + m.end(), s.end, s.text[m.end():], s.type, s.score, s.evidence, dict(s.meta))
+    if s.type not in ("ADDRESS", "CLAIM", "EMAIL", "URL") and (m := re.search(r"\][ \t]*", s.text)):
+        # nor across a chat's time in brackets ("[Sat 10:15] Karen Doyle" was one product's name from "Sat" on);
+        # what stands between the bracket and a colon is the line's speaker ("Karen Doyle: Perfect")
+        s = Span(s.start + m.end(), s.end, s.text[m.end():], s.type, s.score, s.evidence, dict(s.meta))
+        if (c := re.search(r"[^\w\n:]{0,4}:", s.text)) is not None:
+            s = Span(s.start, s.start + c.start(), s.text[:c.start()], s.type, s.score, s.evidence, dict(s.meta))
     if "\n" not in s.text or s.type in ("ADDRESS", "CLAIM"):
         return s
     head = s.text.split("\n", 1)[0].rstrip()
@@ -2508,7 +2545,10 @@ _TRAILING_COUNT = re.compile(r"(?<=[a-z]), (\d{2,3}(?:,\d{3})*|\d{4,})(?=\.(?:\s
 # the labels of a letterhead's contact lines ("Tel [phone]" read "Tel" as a name)
 _CONTACT_LABELS = frozenset("Tel Tel. Fax Mob Mob. Mobile Cell Email E-mail Phone Ph Ph. Web Website".split()
                             # (and the words a letter addresses an unknown reader with: "Dear Sir or Madam")
-                            + ["Sir", "Madam", "Sirs", "Ma'am", "Ma’am"])
+                            + ["Sir", "Madam", "Sirs", "Ma'am", "Ma’am"]
+                            # (and a family's words for its own: "Mum's 70th" read "Person A's 70th")
+                            + "Mum Mom Mam Mummy Mommy Dad Daddy Nan Nana Nanna Gran Granny Grandma Grandpa Grandad Granddad "
+                              "Nanny Papa Mama Pop Aunty Auntie Uncle Sis Bro".split())
 # a person's possessive that opens a form's label ("Driver's license: W143-…" read "Someone's license")
 _LABEL_POSSESSIVE = re.compile(rf"(?m)^[ \t]*[A-Z][a-z]+['’]s [a-z][\w ]{{0,25}}:")
 
