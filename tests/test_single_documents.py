@@ -62,13 +62,11 @@ def test_held_out_documents_lose_their_direct_identifiers_and_read_true():
         untrue += [(rec["id"], w) for w in check(rec["text"], out).violations]
     assert set(missed) <= KNOWN_MISSES, missed
     assert not untrue, untrue
-    # the parse check's known six: a chat line ("[10:03] Agent (Person A):"), a header's lines read as one
-    # sentence, "Insta: [id] — or text me on [phone].", "Person C, the playground supervisor, administered first
-    # aid.", "Claim reference [id].", "Mediation session 2 of 3, case [id], held at Leith Community Centre."; and
-    # the fourth set's header line " No.: [id]\nDate: the 2020s" (its "RE: ... Juror Participant" line went); and
-    # the fifth set's four form headers: "INCIDENT" (of "INCIDENT REPORT - DISPENSING ERROR"), "[id]\nDate of
-    # incident: ...", "EXIT INTERVIEW RECORD\nName: Person B\n...", "Department:" (its value went)
-    assert len(broken) <= 11, broken
+    # the parse check's known eight, all a form's or a header's lines but one: "Attending: Person B, a hospital,
+    # [address], California [address]", "Person B, the playground supervisor, administered first aid.", "Alumni
+    # ID for the reunion RSVP: [id].", "Signed: Person A", "ID: [id]", "Start date: the 2010s", "Leeds [address]"
+    # (a letter's address lines), "Room 6 – Person D, DOB the 1940s, MRN [id]" (the parser gave the original a verb)
+    assert len(broken) <= 8, broken
 
 
 def test_a_document_the_attacker_cannot_place_still_gets_the_policy():

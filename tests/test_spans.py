@@ -772,3 +772,9 @@ def test_a_plural_head_names_no_single_place():
     """"Harbourside Physio Clinics" is one organisation of several clinics: not "a clinic"."""
     org = next(s for s in find_spans("She built the site for Harbourside Physio Clinics last year.") if s.type == "ORG")
     assert org.meta["ladder"][0] != "a clinic" and "a healthcare institution" in org.meta["ladder"], org
+
+
+def test_a_word_in_lower_case_is_no_persons_name():
+    """"the family bach" (a New Zealand holiday house) read as the composer, and a lone document whose names
+    had all gone was reported re-identified by it."""
+    assert not [s for s in find_spans("The main asset is the family bach at the beach.") if s.type == "PERSON"]

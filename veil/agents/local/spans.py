@@ -2055,6 +2055,10 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     spans = _self_named(text, _vocatives(text, _greetings(text, _initials_of_a_person(text, _possessive_shops(text, spans)))))
     spans = _names_grown(doc, [s for s in spans if not (s.type == "ORG" and s.text in _ROLE_ACRONYMS)
                                   and not (s.type in ("PERSON", "ORG", "NAME", "PROPER") and s.text in _CONTACT_LABELS)
+                                  # (a word in lower case is no one's name to the NER alone: "the family bach" read
+                                  # the composer, and a lone document was reported re-identified by it)
+                                  and not (s.type == "PERSON" and not any(c.isupper() for c in s.text)
+                                           and not s.evidence.startswith(("cue:", "deny")))
                                   and not (s.type in ("PERSON", "ORG", "NAME", "PROPER") and any(m.start() <= s.start < m.end()
                                                                       for m in _LABEL_POSSESSIVE.finditer(text)))
                                   # ("clause 4 of the Will": after "the", an everyday word is no person; "the Kelly
