@@ -593,7 +593,7 @@ def test_a_rare_untagged_name_as_a_subject_is_a_name():
     ("Please call the surgery on 01 298 4471 if he gets worse.", "01 298 4471", "PHONE"),
     ("Her NHS No. is 485 777 3456.", "485 777 3456", "ID"),  # no phone
     ("SIN: 046 454 286", "046 454 286", "ID"),
-    ("Level 2, 115 Pitt Street, Sydney NSW 2000", "2000", "ADDRESS"),  # no year
+    ("Level 2, 115 Pitt Street, Sydney NSW 2000", "Level 2, 115 Pitt Street, Sydney NSW 2000", "ADDRESS"),  # no year; the town and the postcode are the address's
     ("12 Ballinteer Road, Dublin 16, D16 X2P8", "D16 X2P8", "ADDRESS"),  # no person
     ("12 Ballinteer Road, Dublin 16, D16 X2P8", "Dublin 16", "ADDRESS"),
     ("Resident: Mrs Edna Pargeter\nDOB: 04.06.1933", "Edna Pargeter", "PERSON"),  # the surname too
@@ -602,7 +602,7 @@ def test_a_rare_untagged_name_as_a_subject_is_a_name():
     ("We walk Tui, our border collie, every morning.", "Tui", "PERSON"),  # no town in Spain
     ("GoFundMe: Help the Lemieux-Barkers rebuild after the fire", "Lemieux-Barkers", "PERSON"),
     ("He was admitted to St Vincent's University Hospital, Elm Park.", "St Vincent's University Hospital", "ORG"),
-    ("Write to me at Flat 3, 17 Ashby Road, Loughborough LE11 3AA.", "Flat 3, 17 Ashby Road", "ADDRESS"),
+    ("Write to me at Flat 3, 17 Ashby Road, Loughborough LE11 3AA.", "Flat 3, 17 Ashby Road, Loughborough LE11 3AA", "ADDRESS"),
     ("He worked for the Canadian Coast Guard, St. John's.", "St. John's", "LOCATION"),  # not Saint John's "'s"
     ("He persuaded his local MP, Davies Gilbert, to work.", "Davies Gilbert", "PERSON"),
     ("Greenberg played on the Detroit team.", "Detroit", "LOCATION"),  # "the" before a city that modifies
@@ -621,7 +621,7 @@ def test_a_rare_untagged_name_as_a_subject_is_a_name():
     ("Dear Mr and Mrs Byrne,", "Mr and Mrs Byrne", "PERSON"),
     ("We married at the Fairmont at Lake Louise.", "Lake Louise", "LOCATION"),  # no person
     ("Gareth asked that his company car (reg. MA19 KXT) be collected.", "MA19 KXT", "ID"),  # a number plate
-    ("Collect it from his home at 6 Saddleworth Rise, Oldham OL4 3DN.", "6 Saddleworth Rise", "ADDRESS"),
+    ("Collect it from his home at 6 Saddleworth Rise, Oldham OL4 3DN.", "6 Saddleworth Rise, Oldham OL4 3DN", "ADDRESS"),
     ("Best man's speech - Tom & Aisling's wedding, 7 June 2025", "Tom & Aisling", "PERSON"),  # two given names
 ])
 def test_ids_dates_and_names_of_everyday_documents(text, piece, kind):
@@ -720,7 +720,7 @@ def test_a_weekday_and_a_preposition_go_with_their_date(text, piece):
 @pytest.mark.parametrize("text, piece, kind", [
     # an address is one line's ("14th August 2024\n\nConsultant Rheumatologist\nSt" was one street address)
     ("14th August 2024\n\nConsultant Rheumatologist\nSt Vincent's University Hospital", "14th August 2024", "DATE"),
-    ("Level 6, 120 Phillip Street, Sydney NSW 2000\nOur ref: EST/4412/BL", "2000", "ADDRESS"),  # a postcode at a line's end
+    ("Level 6, 120 Phillip Street, Sydney NSW 2000\nOur ref: EST/4412/BL", "Level 6, 120 Phillip Street, Sydney NSW 2000", "ADDRESS"),  # a postcode at a line's end
     ("Address: 402-88 Dundas Street West, Toronto", "402-88 Dundas Street West", "ADDRESS"),  # a unit and a direction
     ("PPSN: 7823456TA    GMS no.: 1093284", "1093284", "ID"),
     ('Name: Ngozi Adeyemi-Clarke. Preferred name: "Zizi". Address: 12 Elm Road.', '"Zizi"', "PERSON"),
@@ -778,3 +778,13 @@ def test_a_word_in_lower_case_is_no_persons_name():
     """"the family bach" (a New Zealand holiday house) read as the composer, and a lone document whose names
     had all gone was reported re-identified by it."""
     assert not [s for s in find_spans("The main asset is the family bach at the beach.") if s.type == "PERSON"]
+
+
+@pytest.mark.parametrize("text, whole", [
+    # the town between a street and its postcode ("3/1, [address], Glasgow [address]" was an output)
+    ("McAllister Web Studio · 3/1, 22 Hyndland Road, Glasgow G12 9UP", "3/1, 22 Hyndland Road, Glasgow G12 9UP"),
+    ("Objector: Mrs Helen Carraway, 21 Etloe Road, Bristol BS6 7PF", "21 Etloe Road, Bristol BS6 7PF"),
+    ("Flat 2, 47 Cranbrook Terrace\nLeeds LS6 3QW\n14 August 2024", "Flat 2, 47 Cranbrook Terrace\nLeeds LS6 3QW"),
+])
+def test_a_street_its_town_and_its_postcode_are_one_address(text, whole):
+    assert {s.text: s.type for s in find_spans(text)}.get(whole) == "ADDRESS", find_spans(text)

@@ -2078,7 +2078,38 @@ def _spans_of(text: str) -> tuple[Span, ...]:
              and not _form_label(text, s)
              and not (s.type == "NUMBER" and (_DESIGNATION_BEFORE.search(text, max(0, s.start - 12), s.start)
                                               or _CLOCK_AFTER.match(text, s.end)))]
-    return tuple(race_names(text, _namesakes_chosen(_same_place(_date_ranges(text, _one_name_with_and(text, spans))))))
+    return tuple(race_names(text, _namesakes_chosen(_same_place(_date_ranges(text, _one_name_with_and(
+        text, _address_with_town(text, spans)))))))
+
+
+# the town between a street's address and its postcode ("22 Hyndland Road, Glasgow G12 9UP", or on the next
+# line of a letter's header: "47 Cranbrook Terrace\nLeeds LS6 3QW"), and a Glasgow flat's "3/1, " before it
+_TOWN_BETWEEN = re.compile(r",?[ \t]*\n?[ \t]*[A-Z][\w'’.-]+(?:[ \t]+[A-Z][\w'’.-]+){0,2},?[ \t]+")
+_FLAT_NUMBER_BEFORE = re.compile(r"\b\d{1,2}/\d{1,2},[ \t]+$")
+
+
+def _address_with_town(text: str, spans: list[Span]) -> list[Span]:
+    """A street's address, the town after it and the postcode after that are one address: the town left
+    between two placeholders said where the writer lives ("3/1, [address], Glasgow [address]" was an output)."""
+    spans = sorted(spans, key=lambda s: s.start)
+    out: list[Span] = []
+    i = 0
+    while i < len(spans):
+        s = spans[i]
+        if s.type == "ADDRESS":
+            j = i + 1
+            while j < len(spans) and spans[j].type in ("LOCATION", "ORG", "NAME", "PROPER", "PERSON") \
+                    and spans[j].end <= s.end + 60 and "\n\n" not in text[s.end:spans[j].start]:
+                j += 1  # (what the NER made of the town)
+            if j < len(spans) and spans[j].type == "ADDRESS" and _TOWN_BETWEEN.fullmatch(text, s.end, spans[j].start):
+                a = m.start() if (m := _FLAT_NUMBER_BEFORE.search(text, max(0, s.start - 8), s.start)) else s.start
+                z = spans[j].end
+                out.append(Span(a, z, text[a:z], "ADDRESS", max(s.score, spans[j].score), s.evidence + "+town", dict(s.meta)))
+                i = j + 1
+                continue
+        out.append(s)
+        i += 1
+    return out
 
 
 # what joins two dates into one period ("Oct 1, 2023 – Sep 30, 2024", "from 3 May 2001 to 9 June 2003")
