@@ -615,7 +615,7 @@ def test_a_rare_untagged_name_as_a_subject_is_a_name():
     ("Subject: Complaint - PNR QX7K2M, flight 2134", "QX7K2M", "ID"),
     ("She is the inventor on a patent for a stabilizer (US 11,204,337 B2).", "US 11,204,337 B2", "ID"),
     ("We also hold an account ending 7702 with a balance of $42,000.", "7702", "ID"),
-    ("Address: 12 Rata Street, Ranui, Porirua 5024\nVisit date: 3 May", "5024", "ADDRESS"),
+    ("Address: 12 Rata Street, Ranui, Porirua 5024\nVisit date: 3 May", "12 Rata Street, Ranui, Porirua 5024", "ADDRESS"),
     ("a log of your hours for the Etsy shop (RebeccaMakesCeramics).", "RebeccaMakesCeramics", "ID"),
     ("Household: Mason (son, 4)\nMason was playing with a toy truck.", "Mason", "PERSON"),  # no town in Ohio
     ("Dear Mr and Mrs Byrne,", "Mr and Mrs Byrne", "PERSON"),
@@ -788,3 +788,8 @@ def test_a_word_in_lower_case_is_no_persons_name():
 ])
 def test_a_street_its_town_and_its_postcode_are_one_address(text, whole):
     assert {s.text: s.type for s in find_spans(text)}.get(whole) == "ADDRESS", find_spans(text)
+
+
+def test_a_name_in_capitals_that_ends_with_an_organisations_head_is_one_organisation():
+    got = {s.text: s.type for s in find_spans("ROYAL ST. LAWRENCE YACHT CLUB\n1350 Lakeshore Drive, Dorval, Québec H9S 2E2")}
+    assert got == {"ROYAL ST. LAWRENCE YACHT CLUB": "ORG", "1350 Lakeshore Drive, Dorval, Québec H9S 2E2": "ADDRESS"}, got

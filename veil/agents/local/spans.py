@@ -2079,12 +2079,39 @@ def _spans_of(text: str) -> tuple[Span, ...]:
              and not (s.type == "NUMBER" and (_DESIGNATION_BEFORE.search(text, max(0, s.start - 12), s.start)
                                               or _CLOCK_AFTER.match(text, s.end)))]
     return tuple(race_names(text, _namesakes_chosen(_same_place(_date_ranges(text, _one_name_with_and(
-        text, _address_with_town(text, spans)))))))
+        text, _address_with_town(text, _capitals_orgs(text, spans))))))))
+
+
+# a name in capitals that ends with an organisation's head ("ROYAL ST. LAWRENCE YACHT CLUB" read "ROYAL ST" and
+# a person, "LAWRENCE YACHT CLUB": "ROYAL ST. Person A" was an output)
+_CAPITALS_ORG = re.compile(r"(?<![\w'’.])[A-Z][A-Z'’.&-]*(?:[ \t]+[A-Z][A-Z'’.&-]*){1,7}(?![\w'’])")
+
+
+def _capitals_orgs(text: str, spans: list[Span]) -> list[Span]:
+    heads = lexicon()["org_heads"]
+    out = list(spans)
+    for m in _CAPITALS_ORG.finditer(text):
+        pieces = list(re.finditer(r"\S+", m.group()))
+        words = [w.group() for w in pieces]
+        k = max((i for i, w in enumerate(words) if w.lower() in heads), default=None)
+        if k is None or k == 0:
+            continue
+        a, z = m.start(), m.start() + pieces[k].end()
+        inside = [o for o in out if o.start < z and a < o.end]
+        if any(o.type in DIRECT_TYPES or o.start < a or o.end > z for o in inside):
+            continue
+        org = _org_ladder(words[:k + 1], text[a:z])
+        if org is None:
+            continue
+        out = [o for o in out if o not in inside]
+        out.append(Span(a, z, text[a:z], "ORG", 0.8, f"head:{org[1]}+capitals", {"ladder": org[0], "head": org[1]}))
+    return sorted(out, key=lambda s: s.start)
 
 
 # the town between a street's address and its postcode ("22 Hyndland Road, Glasgow G12 9UP", or on the next
 # line of a letter's header: "47 Cranbrook Terrace\nLeeds LS6 3QW"), and a Glasgow flat's "3/1, " before it
-_TOWN_BETWEEN = re.compile(r",?[ \t]*\n?[ \t]*[A-Z][\w'’.-]+(?:[ \t]+[A-Z][\w'’.-]+){0,2},?[ \t]+")
+_TOWN_BETWEEN = re.compile(r",?[ \t]*\n?[ \t]*[A-Z][\w'’.-]+(?:[ \t]+[A-Z][\w'’.-]+){0,2}"
+                           r"(?:,[ \t]*[A-Z][\w'’.-]+(?:[ \t]+[A-Z][\w'’.-]+)?)?,?[ \t]+")  # (and its region: "Dorval, Québec")
 _FLAT_NUMBER_BEFORE = re.compile(r"\b\d{1,2}/\d{1,2},[ \t]+$")
 
 
