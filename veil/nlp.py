@@ -177,6 +177,8 @@ _LINE_END = re.compile(r"\\n|\n")
 # a form's label at a line's start ("Review period:", "Driver's licence no.:")
 FORM_LABEL = r"[A-Z][\w./'’()&\- ]{0,30}:"
 FORM_LINE = re.compile(rf"(?m)^[ \t]*{FORM_LABEL}[ \t]*\S[^\n]*$")
+# a name with its nickname in brackets: 'Matilda ("Tilly")', "Deborah (Deb)"
+_BRACKETED_NICKNAME = re.compile(r"\b[A-Z][a-z]+ \((?:\\?[\"“'‘])?[A-Z][a-z]+(?:\\?[\"”'’])?\),?")
 # a chat's line: its time in brackets, then its speaker and a colon ("[Sat 10:02] Karen Doyle: ok so ...")
 CHAT_LINE = re.compile(r"(?m)^[ \t]*\[[^\]\n]{1,30}\][ \t]*(?:[^:\n\[\]]{1,40}?:)?[ \t]*")
 # a heading's line: short, with no sentence's punctuation ("Summary", "Areas for growth", "Follow-up:")
@@ -286,6 +288,12 @@ def _boundaries(doc):
         elif tok.is_alpha and tok.text.istitle() and prev.is_digit and prev.i > 0 and prev.nbor(-1).is_alpha \
                 and prev.nbor(-1).text.istitle() and prev.whitespace_:
             tok.is_sent_start = False  # "Asteroid 335 | Roberta is named in his honour": a name's number runs on
+    for m in _BRACKETED_NICKNAME.finditer(text):
+        # 'Matilda ("Tilly"), 6, goes to ...' was three sentences: "Matilda", "(" and the rest
+        span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
+        for tok in list(span[1:]) + ([doc[span.end]] if span is not None and span.end < len(doc) else []) \
+                if span is not None else ():
+            tok.is_sent_start = False
     for m in NICKNAMED.finditer(text):
         span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
         for tok in span[1:] if span is not None else ():

@@ -3699,6 +3699,11 @@ class LocalOptimizer(Optimizer):
             if not words or all(_known_capital(w) or _zipf(w) >= COMMON_ZIPF for w in words) or any(
                     self._is_protected(t, protected) for t in tokenize(u.text)):
                 continue
+            if len(words) == 1 and u.span.type != "LOCATION" and (
+                    (re.search(r"[a-z][A-Z]", words[0]) and _zipf(words[0].lower()) >= 2.0)
+                    or (words[0].isupper() and _zipf(words[0].lower()) >= 3.0)):
+                continue  # a brand the whole English-speaking world writes ("her EpiPen is in the red pouch" took
+                # a child's allergy with its sentence), or a common abbreviation ("CCTV")
             info = place_info(COMPASS.sub("", u.text.strip()) or u.text.strip())
             if info is not None and info.get("kind") != "city":
                 continue

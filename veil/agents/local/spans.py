@@ -297,9 +297,12 @@ VEIL_PATTERNS = [
      r"[A-Z]{0,3}\d{3,12}(?:-\d{2,8})*\b", 0.9),
     # a label, any case ("INCIDENT REPORT No."), and "is"/"was" between it and the id ("My account number is
     # BW-00938417" and "My tenancy reference is TEN-2023-08817" stayed as written)
-    ("ACCOUNT_ID", "labelled_id", rf"(?<=\b{_ID_LABELS}(?:\s+(?i:number|no\.?|ID|#))?(?:\s+(?:is|was))?\s*[:#]?\s*)"
-     r"(?:(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,}|\d{3,4}(?: \d{3,4}){1,4})\b", 0.85),  # (or digits in groups: an
+    ("ACCOUNT_ID", "labelled_id", rf"(?<=\b{_ID_LABELS}(?:\s+\(?(?i:number|no\.?|ID|#))?(?:\s+(?:is|was))?\s*[:#]?\s*)"
+     r"(?:(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,}|\d{3,5}(?: \d{3,5}){1,4})\b", 0.85),  # (or digits in groups: an
     # NHS number "485 777 3456" was a phone)
+    # a code that opens a door, a gate or a lockbox ("side gate code is 4419", "lockbox, code 2207")
+    ("ACCOUNT_ID", "access_code", r"(?<=\b(?i:code|passcode|pin|door code|gate code|alarm code|access code|key code)"
+     r"(?:\s+(?:is|was))?\s*[:#]?\s*)\d{3,8}\b", 0.85),
     # a number after an acronym's "no." ("GMS no.: 1093284", "PRSI No 4471902"): a scheme's number for its member
     ("ACCOUNT_ID", "acronym_number", r"(?<=\b[A-Z]{2,5}\s+(?i:no\.?|number|#)\s*[:#]?\s*)\d{5,}\b", 0.85),
     # "badge #5521", "Apt #12": a number after a label and "#"
@@ -2065,7 +2068,8 @@ def _spans_of(text: str) -> tuple[Span, ...]:
                                   # brothers" keeps its name)
                                   and not (s.type == "PERSON" and " " not in s.text and not s.evidence.startswith("cue:")
                                            and text[max(0, s.start - 4):s.start] == "the " and _zipf(s.text.lower()) >= 5.0)])
-    spans = _couples(text, _families(text, _saints(text, _named_pets_and_kin(text, spans))))
+    spans = _couples(text, _families(text, _saints(text, _named_pets_and_kin(text, _bracketed_nicknames(
+        text, _given_name_runs(text, spans))))))
     spans = [s for s in spans if s.type in DIRECT_TYPES or not _PLACE_IN_A_BUILDING.fullmatch(s.text)]
     grown = [_with_extension(text, _with_its_flat(text, _place_with_s(text, _couple_or_landmark(text, s)))) for s in spans]
     moved = [g for g, s in zip(grown, spans) if (g.start, g.end) != (s.start, s.end)]
@@ -2342,6 +2346,7 @@ def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
         nick = [m.group(1) or m.group(2) for m in _QUOTED_NICKNAME.finditer(s.text)] if s.type == "PERSON" else []
         sure = s.type == "PERSON" and s.evidence.startswith(("cue:", "lexicon:first_name"))
         for w in [s.text.strip()] + nick:
+            sure = sure or w in nick  # (a nickname the name's own brackets or quotes give is the person's)
             if not re.fullmatch(r"[A-Z][a-z]{2,}", w) or (place_info(w) is not None and not sure):
                 continue
             for m in re.finditer(rf"(?<![\w'’-]){re.escape(w)}(?![\w'’-])", text):
@@ -2349,11 +2354,12 @@ def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
                     out.append(Span(m.start(), m.end(), w, s.type, s.score, s.evidence + "+again", dict(s.meta)))
                 elif sure and not re.search(r"\b(?:in|to|from|at|near|of|across|around|into)\s+$", text[max(0, m.start() - 8):m.start()]) \
                         and (same := next(
-                        (o for o in out if (o.start, o.end) == m.span() and o.type in ("LOCATION", "ORG", "NAME", "PROPER")),
+                        (o for o in out if o.start == m.start() and o.end in (m.end(), m.end() + 2)
+                         and o.type in ("LOCATION", "ORG", "NAME", "PROPER")),  # (or its possessive: "Tilly's GP")
                         None)) is not None:  # (not "she moved to Georgia" after "Name: Georgia")
                     # a name a cue said is a person's is one where the NER read it otherwise ("Household: Mason
                     # (son, 4) ... Mason was playing" read "A city was playing")
-                    out[out.index(same)] = Span(same.start, same.end, w, "PERSON", s.score, s.evidence + "+again", {})
+                    out[out.index(same)] = Span(same.start, same.end, same.text, "PERSON", s.score, s.evidence + "+again", {})
     return sorted(out, key=lambda s: s.start)
 
 
@@ -2413,6 +2419,35 @@ _PET_OR_KIN_AFTER = re.compile(rf",\s+{_OWNED}(?:{_PETS}|{_KIN})\b|\s*\((?:{_KIN
 _PET_BEFORE = re.compile(rf"\b{_OWNED}{_PETS}(?:,)?\s+$")
 # "my wife Tasha would agree", "our dog Biscuit": the relative or the pet is said already, the name goes
 _OWN_BEFORE = re.compile(rf"\b{_OWNED}(?:{_PETS}|{_KIN})[ \t]+$")
+
+
+_BRACKETED_NICKNAME_AFTER = re.compile(r" \((?:[\"“'‘])?[A-Z][a-z]+(?:[\"”'’])?\)")
+
+
+def _bracketed_nicknames(text: str, spans: list[Span]) -> list[Span]:
+    """A person's name takes the nickname in brackets after it ('Matilda ("Tilly")' was a person and a quoted
+    name; "Tilly" said again alone later is then the same person's: :func:`_same_name_again`)."""
+    out = sorted(spans, key=lambda s: s.start)
+    for k, s in enumerate(out):
+        if s.type == "PERSON" and (m := _BRACKETED_NICKNAME_AFTER.match(text, s.end)):
+            z = m.end()
+            out = [o for o in out if o is s or not (s.end <= o.start < z)]
+            out[out.index(s)] = Span(s.start, z, text[s.start:z], "PERSON", s.score, s.evidence, dict(s.meta))
+    return out
+
+
+def _given_name_runs(text: str, spans: list[Span]) -> list[Span]:
+    """A name the NER ran on into a lower-case word ("Try Anneliese first on ...") is the capitalised words
+    alone; one given name alone there is a person's."""
+    out = []
+    first_names = lexicon()["first_names"]
+    for s in spans:
+        if s.type in ("NAME", "PROPER") and (m := re.fullmatch(r"([A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*)((?: [a-z]+)+)", s.text)):
+            head = m.group(1)
+            kind = "PERSON" if " " not in head and fold(head.lower()) in first_names else s.type
+            s = Span(s.start, s.start + len(head), head, kind, s.score, s.evidence, dict(s.meta))
+        out.append(s)
+    return out
 
 
 def _named_pets_and_kin(text: str, spans: list[Span]) -> list[Span]:
@@ -2712,6 +2747,8 @@ def _field_names(text: str, spans: list[Span]) -> list[Span]:
         a, b = m.span(1)
         if re.search(r"\b(?:Ltd|Inc|LLC|plc|PLC|Team|Group|Holdings|Company|Co|Services|Department|Office|Desk)\b", m.group(1)):
             continue  # (a company's or a desk's name: "Owner: Acme Holdings Ltd.", "Contact: Sales Team")
+        if all(w.lower() in STOP_WORDS or _zipf(w.lower()) >= 5.0 for w in m.group(1).strip("\"“” ").split()):
+            continue  # (a transcript's turn: "Customer: Yes.", "Caller: No." - everyday words, no one's name)
         inside = [o for o in out if o.start < b and a < o.end]
         if any(o.type == "PERSON" or o.type in DIRECT_TYPES for o in inside) or any(o.start < a - 1 or o.end > b + 1 for o in inside):
             continue  # (already a person's; or a span reaching past the value, which knows better)
