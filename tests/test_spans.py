@@ -793,3 +793,22 @@ def test_a_street_its_town_and_its_postcode_are_one_address(text, whole):
 def test_a_name_in_capitals_that_ends_with_an_organisations_head_is_one_organisation():
     got = {s.text: s.type for s in find_spans("ROYAL ST. LAWRENCE YACHT CLUB\n1350 Lakeshore Drive, Dorval, Québec H9S 2E2")}
     assert got == {"ROYAL ST. LAWRENCE YACHT CLUB": "ORG", "1350 Lakeshore Drive, Dorval, Québec H9S 2E2": "ADDRESS"}, got
+
+
+@pytest.mark.parametrize("text, piece, kind", [
+    ("Total: NZ$1,540.00 (deposit paid)", "NZ$1,540.00", "MONEY"),  # the currency's country ("NZover a thousand")
+    ("To: Siobhán Gallagher, HR Business Partner", "Siobhán Gallagher", "PERSON"),  # a letter's addressee
+    ("Animals:\n- Pōhutu, a huntaway, arthritic.\n- Clementine, ginger cat.", "Pōhutu", "PERSON"),  # listed pets
+    ("Animals:\n- Pōhutu, a huntaway, arthritic.\n- Clementine, ginger cat.", "Clementine", "PERSON"),
+    ("Boundary dispute with Plot 17. Remind all tenants of Rule 7.", "Plot 17", None),  # no work of art
+    ("WELCOME TO THE WORLD, LWAZI!\n\nWe announce the arrival of our son, Lwazi Dlamini.", "LWAZI", "PERSON"),
+    ("WELCOME TO THE WORLD, LWAZI!\n\nWe announce the arrival of our son, Lwazi Dlamini.", "WORLD", None),
+    ("FOR SALE: trailer sailer, $18,500 ONO", "SALE", None),
+    ("The key is in the lockbox by the water tank, code 2207.", "2207", "ID"),  # an access code
+    ("The child's passport (No. 5718 22904) shall be held by the attorney.", "5718 22904", "ID"),
+    ("Customer: Yes. Please just refund it.", "Yes", None),  # a transcript's turn, no name
+    ('Kids:\n- Matilda ("Tilly"), 6, loves swimming. Tilly\'s GP is Dr Farouk.', "Tilly", "PERSON"),
+])
+def test_the_seventh_sets_shapes(text, piece, kind):
+    got = {s.text: s.type for s in find_spans(text)}
+    assert got.get(piece) == kind, got

@@ -1256,6 +1256,13 @@ _SPORT_CONTEXT = re.compile(r"\b(?:teams?|league|season|seasons|played|plays|pla
 _GENERIC_NICKNAMES = frozenset("city united rovers athletic wanderers town county".split())
 
 
+def _shouted(doc, t) -> bool:
+    """An everyday word in a run of capitals ("WELCOME TO THE WORLD", "FOR SALE"): no acronym."""
+    near = [doc[k] for k in (t.i - 1, t.i + 1) if 0 <= k < len(doc)]
+    return t.text.isupper() and _zipf(t.lower_) >= 4.0 and any(n.is_alpha and n.text.isupper() and len(n.text) >= 2
+                                                              for n in near)
+
+
 def _acronym(tok: str) -> bool:
     core = tok.replace(".", "")
     return (2 <= len(core) <= 7 and core.isalpha() and sum(c.isupper() for c in core) >= max(2, len(core) - 2)
@@ -1700,7 +1707,7 @@ def _entity_spans(text: str, doc) -> list[Span]:
         if lw in person_tokens:
             spans.append(_name_part(doc, t, text))
         elif (t.pos_ == "PROPN" or _capitals_in_a_noun_phrase(doc, t)) and _acronym(t.text) \
-                and t.text not in gazetteer().state_codes and t.lower_ not in _STRESSED:
+                and t.text not in gazetteer().state_codes and t.lower_ not in _STRESSED and not _shouted(doc, t):
             ladder = list(lexicon()["acronyms"].get(t.text, ["an organization"]))
             spans.append(Span(t.idx, t.idx + len(t.text), t.text, "ORG", 0.6, "shape:acronym", {"ladder": ladder}))
         elif t.pos_ == "PROPN" and t.text.istitle() and t.i > 0 and (
@@ -2070,12 +2077,14 @@ def _spans_of(text: str) -> tuple[Span, ...]:
                                            and text[max(0, s.start - 4):s.start] == "the " and _zipf(s.text.lower()) >= 5.0)])
     spans = _couples(text, _families(text, _saints(text, _named_pets_and_kin(text, _bracketed_nicknames(
         text, _given_name_runs(text, spans))))))
-    spans = [s for s in spans if s.type in DIRECT_TYPES or not _PLACE_IN_A_BUILDING.fullmatch(s.text)]
+    spans = [s for s in spans if s.type in DIRECT_TYPES or not (_PLACE_IN_A_BUILDING.fullmatch(s.text)
+                                                                or _DESIGNATION.fullmatch(s.text))]
+    spans = _pets_listed(text, _currency_prefixed(text, spans))
     grown = [_with_extension(text, _with_its_flat(text, _place_with_s(text, _couple_or_landmark(text, s)))) for s in spans]
     moved = [g for g, s in zip(grown, spans) if (g.start, g.end) != (s.start, s.end)]
     spans = [g for g in grown if g in moved or not any(m.start < g.end and g.start < m.end for m in moved)]
-    spans = _short_sign_offs(text, _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(
-        text, _field_names(text, spans)))))
+    spans = _names_in_capitals(text, _short_sign_offs(text, _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(
+        text, _field_names(text, spans))))))
     spans = [s for s in spans if not _field_of_study(text, s) and not _dose(text, s) and not _heading(text, s)
              and not (s.type in ("ORG", "NAME", "PROPER") and _SCHEME_BEFORE_NUMBER.fullmatch(s.text)
                       and _NUMBER_LABEL_AFTER.match(text, s.end))  # ("GMS no.: 1093284": a label's, no body named)
@@ -2349,7 +2358,7 @@ def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
             sure = sure or w in nick  # (a nickname the name's own brackets or quotes give is the person's)
             if not re.fullmatch(r"[A-Z][a-z]{2,}", w) or (place_info(w) is not None and not sure):
                 continue
-            for m in re.finditer(rf"(?<![\w'’-]){re.escape(w)}(?![\w'’-])", text):
+            for m in re.finditer(rf"(?<![\w'’-]){re.escape(w)}(?![\w-])(?!['’](?!s\b))", text):  # (or its "'s")
                 if not any(o.start < m.end() and m.start() < o.end for o in out):
                     out.append(Span(m.start(), m.end(), w, s.type, s.score, s.evidence + "+again", dict(s.meta)))
                 elif sure and not re.search(r"\b(?:in|to|from|at|near|of|across|around|into)\s+$", text[max(0, m.start() - 8):m.start()]) \
@@ -2360,6 +2369,22 @@ def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
                     # a name a cue said is a person's is one where the NER read it otherwise ("Household: Mason
                     # (son, 4) ... Mason was playing" read "A city was playing")
                     out[out.index(same)] = Span(same.start, same.end, same.text, "PERSON", s.score, s.evidence + "+again", {})
+    return sorted(out, key=lambda s: s.start)
+
+
+def _names_in_capitals(text: str, spans: list[Span]) -> list[Span]:
+    """A person's given name or surname written again in capitals is theirs ("WELCOME TO THE WORLD, LWAZI!" kept
+    the baby's name, read as an acronym)."""
+    words = {w for s in spans if s.type == "PERSON" for w in re.findall(r"[A-Z][a-zà-ÿ'’]{2,}", s.text)
+             if w.lower() not in HONORIFICS and _zipf(w.lower()) < 4.5}
+    out = list(spans)
+    for w in words:
+        for m in re.finditer(rf"(?<![\w'’-]){re.escape(w.upper())}(?![\w'’-])", text):
+            inside = [o for o in out if o.start < m.end() and m.start() < o.end]
+            if any(o.type == "PERSON" or o.type in DIRECT_TYPES or o.start < m.start() or o.end > m.end() for o in inside):
+                continue
+            out = [o for o in out if o not in inside]
+            out.append(Span(m.start(), m.end(), m.group(), "PERSON", 0.75, "cue:name_in_capitals", {}))
     return sorted(out, key=lambda s: s.start)
 
 
@@ -2393,8 +2418,9 @@ _QUOTED_NICKNAME = re.compile(r"[\"“‘']([A-Z][a-z]{2,})[\"”’']|\(([A-Z][
 _NAME_FIELD = re.compile(r"(?:^|(?<=[\n|])|(?<=[a-z\"”]\. ))[ \t]*(?:Patient|Pet|Animal|Name|Full name|Preferred name|Nickname|Owner|Client|Resident|Tenant|"
                          r"Child|Pupil|Student|Applicant|Employee|Member|Customer|Guest|Caller|Complainant|Manager|"
                          r"Supervisor|Reviewer|Line manager|Contact|Emergency contact|Next of kin|Reported by|Prepared by|"
-                         r"Signed|Witness|Landlord|Agent|Adviser|Advisor|Referrer|Consultant|Surgeon|Nurse|Carer)"
-                         r"(?:'s name)?\s*:[ \t]*(?!(?:Mrs?|Ms|Miss|Mx|Dr|Prof)\b)(\"{n}\"|“{n}”|{n})(?=\s*[,.;\n(]|\s*$)".format(n=r"[A-Z][a-z'’]+(?:-[A-Z]?[a-z'’]+)*(?:[ \t]+[A-Z][a-z'’]+(?:-[A-Z]?[a-z'’]+)*){0,3}"))
+                         r"Signed|Witness|Landlord|Agent|Adviser|Advisor|Referrer|Consultant|Surgeon|Nurse|Carer|"
+                         r"To|From|Cc|Attn|Attention)"
+                         r"(?:'s name)?\s*:[ \t]*(?!(?:Mrs?|Ms|Miss|Mx|Dr|Prof)\b)(\"{n}\"|“{n}”|{n})(?=\s*[,.;\n(]|\s*$)".format(n=r"[A-Z][a-zà-ÿ'’]+(?:-[A-Z]?[a-zà-ÿ'’]+)*(?:[ \t]+[A-Z][a-zà-ÿ'’]+(?:-[A-Z]?[a-zà-ÿ'’]+)*){0,3}"))
 
 
 # nouns a city's name modifies after "the" ("the Detroit team" stayed as written: "the" made it no city)
@@ -2446,6 +2472,13 @@ def _given_name_runs(text: str, spans: list[Span]) -> list[Span]:
             head = m.group(1)
             kind = "PERSON" if " " not in head and fold(head.lower()) in first_names else s.type
             s = Span(s.start, s.start + len(head), head, kind, s.score, s.evidence, dict(s.meta))
+        elif s.type in ("NAME", "PROPER") and 2 <= len(words := s.text.split()) <= 3 \
+                and all(re.fullmatch(r"[A-Z][\w'’-]+", w) for w in words) and fold(words[0].lower()) in first_names \
+                and words[-1].lower() not in lexicon()["org_heads"] and all(_zipf(w.lower()) < 4.5 for w in words[1:]):
+            # a given name and a surname the NER gave no kind ("To: Siobhán Gallagher, HR Business Partner" stayed)
+            kind = "PERSON"
+            head = s.text
+            s = Span(s.start, s.start + len(head), head, kind, s.score, s.evidence, dict(s.meta))
         out.append(s)
     return out
 
@@ -2471,6 +2504,39 @@ _ETHNIC_PREFIXES = frozenset("anglo franco austro afro sino indo greco graeco ju
 # where in a building or a station one stands, which names no one ("walk to Gate 27" read "walk to a law")
 _PLACE_IN_A_BUILDING = re.compile(r"(?:Gate|Platform|Terminal|Room|Ward|Bed|Seat|Bay|Pier|Floor|Block|Desk|Counter)\s+"
                                   r"[0-9]{1,4}[A-Z]?")
+# a numbered thing of a rule book, a plot of land or a document, which names no one ("Plot 17" read as a work:
+# "Boundary dispute with a law" was an output)
+_DESIGNATION = re.compile(r"(?:Plot|Lot|Pitch|Stall|Rule|Clause|Section|Item|Chapter|Page|Table|Figure|Schedule|"
+                          r"Appendix|Annex|Paragraph|Article|Step|Phase|Stage|Level|Zone|Area)\s+[0-9]{1,4}[A-Za-z]?")
+# a currency's country glued before its sign: "NZ$1,540.00" ("NZover a thousand dollars" was an output)
+_CURRENCY_COUNTRY = re.compile(r"(?:NZ|AUD?|CAD?|US|HK|SG|[ACRS])$")
+
+
+def _currency_prefixed(text: str, spans: list[Span]) -> list[Span]:
+    out = []
+    for s in spans:
+        if s.type == "MONEY" and s.text.startswith("$") and (m := _CURRENCY_COUNTRY.search(text, max(0, s.start - 3), s.start)) \
+                and (m.start() == 0 or not text[m.start() - 1].isalnum()):
+            s = Span(m.start(), s.end, text[m.start():s.end], s.type, s.score, s.evidence, dict(s.meta))
+        out.append(s)
+    return out
+
+
+# a list's item that opens with a pet's name: "- Pōhutu, a huntaway, arthritic.", "- Clementine, ginger cat."
+_PET_ITEM = re.compile(rf"(?m)^[ \t]*[-•*][ \t]+(?P<n>[A-Z][\w'’-]+),[^\n]*\b(?:{_PETS[3:-1]}|huntaway|cat|chook|hen|goat|sheep|alpaca)s?\b")
+
+
+def _pets_listed(text: str, spans: list[Span]) -> list[Span]:
+    out = list(spans)
+    for m in _PET_ITEM.finditer(text):
+        a, b = m.span("n")
+        if any(o.start < b and a < o.end and (o.type == "PERSON" or o.type in DIRECT_TYPES) for o in out):
+            continue
+        out = [o for o in out if not (o.start < b and a < o.end)]
+        out.append(Span(a, b, m.group("n"), "PERSON", 0.75, "cue:pet_or_kin", {}))
+    return sorted(out, key=lambda s: s.start)
+
+
 _COUPLE = re.compile(r"\b([A-Z][a-z]+) (?:&|and) ([A-Z][a-z]+)\b")
 
 
@@ -2745,7 +2811,9 @@ def _field_names(text: str, spans: list[Span]) -> list[Span]:
     out = list(spans)
     for m in _NAME_FIELD.finditer(text):
         a, b = m.span(1)
-        if re.search(r"\b(?:Ltd|Inc|LLC|plc|PLC|Team|Group|Holdings|Company|Co|Services|Department|Office|Desk)\b", m.group(1)):
+        if re.search(r"\b(?:Ltd|Inc|LLC|plc|PLC|Team|Group|Holdings|Company|Co|Corp|Services|Department|Office|Desk|"
+                     r"Council|Board|Committee|Trust|Support|Staff|Admin)\b", m.group(1)) \
+                or m.group(1).split()[-1].lower() in lexicon()["org_heads"]:
             continue  # (a company's or a desk's name: "Owner: Acme Holdings Ltd.", "Contact: Sales Team")
         if all(w.lower() in STOP_WORDS or _zipf(w.lower()) >= 5.0 for w in m.group(1).strip("\"“” ").split()):
             continue  # (a transcript's turn: "Customer: Yes.", "Caller: No." - everyday words, no one's name)
