@@ -3351,6 +3351,15 @@ def test_a_clock_abbreviation_ends_no_sentence(engine):
      ["[Sat 10:02] Person A: ok so Mum's 70th is", "\n[Sat 10:05] Person B: Legend. deposit?\n",
       " 🌸: She's still cross about Christmas\n[Sat 10:15] Person A: Good call. She's at [address]."],
      ["Karen", "Dave", "Mel", "Rewa", "Doyle", "dozens", "[Sat 10:07]\n"]),
+    # a workplace chat: the speaker's own line in bold keeps a pseudonym, and stays for the rest of a message whose
+    # first sentence went; a mention is a person, surname and all; a channel's name is one id ("#-warehouse")
+    ("#ops-denver-warehouse  |  Thursday, October 17, 2024\n\n**Kyle Brannigan** 8:02 AM\nheads up team, Marisa is "
+     "out today, her son Ezra got sent home from Lincoln Elementary with a fever again. @Deshawn can you cover "
+     "receiving dock 4?\n\n**Deshawn Pryor** 9:12 AM\n@Kyle Brannigan dock 4 door sensor is throwing errors.\n\n"
+     "**Priya Natarajan** 9:20 AM\nalso the night shift lead wants to swap his slot. I said fine",
+     ["[id] | ", "AM\nPerson ", " can you cover receiving dock 4?", " dock 4 door sensor is throwing errors.",
+      " 9:20 AM\nalso the night shift lead"],
+     ["Kyle", "Brannigan", "Deshawn", "Priya", "denver", "#-", "\n ", "dock a few"]),
 ])
 def test_forms_keep_their_fields(engine, text, present, absent):
     out = anonymize(engine, text)

@@ -180,7 +180,9 @@ FORM_LINE = re.compile(rf"(?m)^[ \t]*{FORM_LABEL}[ \t]*\S[^\n]*$")
 # a name with its nickname in brackets: 'Matilda ("Tilly")', "Deborah (Deb)"
 _BRACKETED_NICKNAME = re.compile(r"\b[A-Z][a-z]+ \((?:\\?[\"“'‘])?[A-Z][a-z]+(?:\\?[\"”'’])?\),?")
 # a chat's line: its time in brackets, then its speaker and a colon ("[Sat 10:02] Karen Doyle: ok so ...")
-CHAT_LINE = re.compile(r"(?m)^[ \t]*\[[^\]\n]{1,30}\][ \t]*(?:[^:\n\[\]]{1,40}?:)?[ \t]*")
+CHAT_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*(?:[^:\n\[\]]{1,40}?:)?"
+                       # (or a workplace chat's speaker in bold, with the time, on a line of its own: "**Kyle B** 8:02 AM")
+                       r"|\*\*[^*\n]{1,40}\*\*[ \t]+\d{1,2}:\d\d(?:[ \t]*[AaPp]\.?[Mm]\.?)?[ \t]*\n)[ \t]*")
 # a heading's line: short, with no sentence's punctuation ("Summary", "Areas for growth", "Follow-up:")
 _HEADING_LINE = re.compile(r"(?m)^[ \t]*[A-Z][^\n.!?;:,]{0,40}:?$(?=\n[ \t]*[A-Z\d\"“])")
 
@@ -240,7 +242,10 @@ def _boundaries(doc):
         nl = _LINE_END.search(text, m.end())
         if nl is not None and not BULLET.match(text, nl.start()):
             starts.append(nl.end())
+    chat_ends = {m.end() for m in CHAT_LINE.finditer(text)}
     for at in starts:
+        if at in chat_ends:
+            continue  # (a message under its speaker's line opens no sentence of its own: "Also reminder: ...")
         while at < len(text) and text[at].isspace():
             at += 1
         span = doc.char_span(at, min(len(text), at + 1), alignment_mode="expand")
@@ -265,6 +270,8 @@ def _boundaries(doc):
             tok.is_sent_start = True  # 'bravura brushwork.\" Of Irish ancestry Gormley exhibits': the quote closed the sentence
         elif prev.text == ")" and prev.whitespace_ == " " and prev.i > 0 and not prev.nbor(-1).text.endswith((".", "!", "?")):
             tok.is_sent_start = False  # "married to Sheila (Neville- Smith) | Campbell, they had": a bracket ends no sentence
+        elif tok.text.istitle() and prev.text.startswith("@") and prev.whitespace_ == " ":
+            tok.is_sent_start = False  # "@Kyle | Brannigan dock 4 ...": a mention's surname
         elif tok.is_alpha and tok.is_lower and prev.is_alpha and prev.text.istitle() and prev.whitespace_ == " ":
             tok.is_sent_start = False  # "born in Freiburg | im Breisgau": no sentence starts in lower case after a name
         elif tok.is_alpha and tok.is_lower and prev.text == "." and tok.i > 1 and not tok.nbor(-2).whitespace_ \

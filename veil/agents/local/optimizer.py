@@ -2007,6 +2007,8 @@ _PLANS_FOR = re.compile(r"\b(?i:goals?|plans?|targets?|budgets?|objectives?|fore
 _NUMBERED_HEADER = re.compile(r"[ \t]*[A-Z][A-Za-z]*(?: [A-Za-z]+){0,2} [0-9]{1,4}[A-Z]?[ \t]*[–—-][ \t]*")
 
 
+# the space a deleted first sentence left after a speaker's own line ("**Person A** 8:02 AM\n [id] can you")
+_SPACE_AFTER_SPEAKER = re.compile(r"(?m)(?<=\*\*[ \t]\d:\d\d[ \t][AP]M\n|\*[ \t]\d\d:\d\d[ \t][AP]M\n)[ \t]+(?=\S)")
 # a chat's line left with its time and speaker alone
 _BARE_CHAT_LINE = re.compile(rf"(?:{nlp.CHAT_LINE.pattern[4:]})(?:\n|$)", re.M)
 
@@ -2286,13 +2288,14 @@ def field_value(s: Span, text: str) -> bool:
     must stand alone (a pseudonym, a kind, a placeholder), and no phrase of its own can go
     ("Full name:" with nothing after it was an output)."""
     line = text.rfind("\n", 0, s.start) + 1
-    if s.type == "PERSON" and _SPEAKER.fullmatch(text, line, s.start) and re.match(r"[^\w\n:]{0,4}:", text[s.end:s.end + 5]):
+    if s.type == "PERSON" and _SPEAKER.fullmatch(text, line, s.start) and (
+            re.match(r"[^\w\n:]{0,4}:", text[s.end:s.end + 5]) or re.match(r"\*\*[ \t]+\d{1,2}:\d\d", text[s.end:s.end + 12])):
         return True  # a chat's speaker ("[Sat 10:05] Dave: Legend."): who said the line, which no deletion may take
     return bool(_FIELD_LABEL.search(text, line, s.start)) and bool(_FIELD_END.match(text, s.end))
 
 
 # what stands before a chat's speaker on the line: nothing, or the time in brackets
-_SPEAKER = re.compile(r"[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)?")
+_SPEAKER = re.compile(r"[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*|\*\*)?")
 
 
 def _with_slot(s: Span, doc) -> Span:
@@ -2927,12 +2930,12 @@ class Plan:
                 # sentence read as the line above's speaker's: "She's still cross about Christmas"); a line
                 # left with them alone goes below
                 chosen = self.choice if choice is None else choice
-                prefix = m.group().rstrip()
+                prefix = m.group().rstrip(" \t")
                 for j in sorted((j for j in self.analysis.by_sentence(si) if self.units[j].kind == "span"
                                  and a <= self.units[j].start and self.units[j].end <= m.end()),
                                 key=lambda j: -self.units[j].start):
                     u = self.units[j]
-                    r = chosen.get(j, u.policy)
+                    r = chosen.get(j) or u.policy  # (a name whose phrase went with the message keeps its stand-in here)
                     if r is not None:
                         prefix = prefix[:u.start - a] + r + prefix[u.end - a:]
                 rendered = prefix
@@ -2967,7 +2970,7 @@ class Plan:
         # ("Works include:") introduces nothing
         joined = _EMPTY_ITEM.sub("", joined)
         joined = _BARE_HEADING.sub("", joined)
-        joined = _BARE_CHAT_LINE.sub("", joined)
+        joined = _SPACE_AFTER_SPEAKER.sub("", _BARE_CHAT_LINE.sub("", joined))
         joined = re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", joined)  # (the blank lines deleted lines leave: one)
         # a quotation's closing mark at a line's end whose opening went with a deleted sentence ('list. "' was an
         # output of '"Thanks Danielle. ... list: 630-555-0172."'), or its opening mark with nothing after it

@@ -602,7 +602,7 @@ class Person(Operator):
     name = "person"
 
     def decide(self, span, ctx, rule, subject):
-        name = re.sub(r"\s*['’]s?$", "", span.text)
+        name = re.sub(r"\s*['’]s?$", "", span.text).lstrip("@")  # (a chat's mention: "@Deshawn")
         pseudo = ctx.pseudonyms.placeholder(name, ctx.doc_id)
         slot = span.meta.get("slot")
         if span.meta.get("role") == "field":

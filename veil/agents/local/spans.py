@@ -2050,6 +2050,29 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     candidates = [Span(s.start, s.end, s.text, "PERSON", max(s.score, 0.8), "cue:speaker", {})
                   if s.start in speakers and s.type in ("ORG", "NAME", "PROPER", "PRODUCT", "WORK", "LOCATION")
                   and re.match(r"[^\w\n:]{0,4}:", text[s.end:s.end + 5]) else s for s in candidates]
+    # a chat's channel whose name holds a place or a name ("#ops-denver-warehouse" read "#-warehouse" once the city
+    # went): the channel's whole name is the id
+    for m in re.finditer(r"(?<![\w&#])#[a-z][\w-]*[\w]", text):
+        inside = [s for s in candidates if s.start < m.end() and m.start() < s.end]
+        if inside and not any(s.start < m.start() or s.end > m.end() for s in inside):
+            candidates = [s for s in candidates if s not in inside]
+            candidates.append(Span(m.start(), m.end(), m.group(), "ID", 0.8, "shape:channel", {}))
+    # a workplace chat's mention of a colleague ("@Deshawn can you cover dock 4?" read "[id] can you cover"): a person
+    mentions = []
+    for s in candidates:
+        if s.type in ("ID", "HANDLE") and re.fullmatch(r"@[A-Z][a-z]+", s.text):
+            z = m.end() if (m := re.match(r" [A-Z][a-z'’-]+(?=[\s,.!?:;]|$)", text[s.end:s.end + 30])) else 0
+            s = Span(s.start, s.end + z, text[s.start:s.end + z], "PERSON", 0.8, "cue:mention", {})  # (with its surname)
+        mentions.append(s)
+    candidates = [s for s in mentions if not any(o.evidence == "cue:mention" and o is not s and o.start <= s.start
+                                                 and s.end <= o.end for o in mentions)]
+    for m in _BOLD_SPEAKER.finditer(text):
+        a, b = m.span("n")
+        inside = [s for s in candidates if s.start < b and a < s.end]
+        if not any(s.type in DIRECT_TYPES or s.start < a or s.end > b for s in inside) \
+                and not (len(inside) == 1 and inside[0].type == "PERSON" and (inside[0].start, inside[0].end) == (a, b)):
+            candidates = [s for s in candidates if s not in inside]
+            candidates.append(Span(a, b, m.group("n"), "PERSON", 0.8, "cue:speaker", {}))
     for at in speakers:
         if (m := _SPEAKER_NAME.match(text, at)) is not None and not any(
                 s.start < m.end(1) and at < s.end for s in candidates):
@@ -2431,7 +2454,8 @@ _CITY_AS_MODIFIER = re.compile(r"\s+(?:team|teams|area|office|offices|side|squad
 
 # a number that names a kind or a rank of something, not how many ("type 2 diabetes" read "type a couple of
 # diabetes", "stage 3 cancer", "Level 2" of a building)
-_DESIGNATION_BEFORE = re.compile(r"\b(?i:type|stage|grade|class|level|phase|category|tier|step|size|version|schedule)\s+$")
+_DESIGNATION_BEFORE = re.compile(r"\b(?i:type|stage|grade|class|level|phase|category|tier|step|size|version|schedule|"
+                                 r"dock|bay|gate|door|room|bed|ward|platform|aisle|lane|unit|floor|booth|counter|court)\s+$")
 
 
 _PETS = (r"(?:dog|puppy|pup|cat|kitten|collie|terrier|spaniel|retriever|labrador|lab|greyhound|lurcher|whippet|"
@@ -2676,6 +2700,8 @@ def _with_extension(text: str, s: Span) -> Span:
 
 _CHAT_TIME = re.compile(r"(?m)^[ \t]*\[([^\]\n]{1,30})\]")
 _CHAT_SPEAKER = re.compile(r"(?m)^[ \t]*\[[^\]\n]{1,30}\][ \t]*")
+# a workplace chat's speaker line: "**Kyle Brannigan** 8:02 AM"
+_BOLD_SPEAKER = re.compile(r"(?m)^[ \t]*\*\*(?P<n>[A-Z][^*\n]{0,39})\*\*[ \t]+\d{1,2}:\d\d")
 _SPEAKER_NAME = re.compile(r"([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,3})[^\w\n:]{0,4}:")
 
 
