@@ -3383,3 +3383,14 @@ def test_a_line_that_goes_takes_its_line_break_and_a_list_keeps_its_bullets(engi
     assert "Employee: Person A\nManager: Person B\n" in out, out  # (no blank line where a field's line went)
     assert "- Daughter informed" in out, out
     assert not out.rstrip().endswith('"') or out.count('"') % 2 == 0, out
+
+
+def test_everyday_speech_a_note_reports_is_no_searchable_quotation(engine):
+    """A crisis line's note lost its presenting concern: 'feeling "like I can't keep doing this"' was taken for a
+    quotation a search engine finds. A rare quotation still goes."""
+    out = anonymize(engine, 'Presenting concern: Caller reported feeling "like I can\'t keep doing this" after failing '
+                            "two midterms. Risk level: moderate.")
+    assert "like I can't keep doing this" in out and "failing two midterms" in out, out
+    out = anonymize(engine, "He was an engineer. He was alleged to have \u201ccriticised and condemned the proposals of "
+                            "another engineer and had offered his services uninvited\u201d. He retired early.")
+    assert "uninvited" not in out and "He retired early." in out, out

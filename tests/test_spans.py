@@ -812,3 +812,11 @@ def test_a_name_in_capitals_that_ends_with_an_organisations_head_is_one_organisa
 def test_the_seventh_sets_shapes(text, piece, kind):
     got = {s.text: s.type for s in find_spans(text)}
     assert got.get(piece) == kind, got
+
+
+def test_a_notes_role_noun_opening_a_sentence_is_no_name():
+    """"Caller consented to follow-up" read "A city consented"; "Follow-up: Callback scheduled" a person, and the
+    label "Callback number:" with it. A given name the lexicon lacks still is one ("Brianna called.")."""
+    got = {s.text: s.type for s in find_spans("Callback number: (216) 555-0143\n\nFollow-up: Callback scheduled 18 "
+                                              "January 2025. Caller consented to follow-up text. Brianna called.")}
+    assert "Callback" not in got and "Caller" not in got and got.get("Brianna") == "PERSON", got

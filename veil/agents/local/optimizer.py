@@ -1408,6 +1408,9 @@ def _quotations(text: str) -> list[Span]:
         words = m.group(2).split()
         if len(words) < 6 or sum(w[:1].isupper() for w in words) > len(words) / 2:
             continue
+        if len(words) < 12 and all(_zipf(w.strip(".,;:!?'’").lower()) >= 4.0 for w in words if w.strip(".,;:!?'’")):
+            continue  # everyday speech a note reports ('feeling "like I can't keep doing this"'): no search finds
+            # one source for it, and the note's point went with it
         out.append(Span(m.start(), m.end(), m.group(0), "CLAIM", 0.7, "shape:quotation", {}))
     return out
 

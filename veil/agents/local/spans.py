@@ -1256,6 +1256,22 @@ _SPORT_CONTEXT = re.compile(r"\b(?:teams?|league|season|seasons|played|plays|pla
 _GENERIC_NICKNAMES = frozenset("city united rovers athletic wanderers town county".split())
 
 
+def _everyday_opening_word(text: str, s: Span) -> bool:
+    """An everyday noun that opens a sentence, which the NER alone took for a name ("Caller consented to follow-up"
+    read "A city consented"; "Follow-up: Callback scheduled" a person): no place the gazetteer knows, no given name."""
+    w = s.text
+    return s.evidence.startswith("spacy:") and s.type in ("PERSON", "LOCATION", "ORG", "NAME", "PROPER") \
+        and w.lower() in _ROLE_WORDS and bool(re.search(r"(?:^|\n|[.!?:]\s)\s*$", text[max(0, s.start - 3):s.start])) \
+        and re.match(r"\s+[a-z]", text[s.end:s.end + 3]) is not None
+
+
+# the nouns a note calls its people and its steps by, which open its sentences ("Caller consented", "Callback
+# scheduled", "Patient denies")
+_ROLE_WORDS = frozenset("caller callback patient client resident tenant customer counselor counsellor clinician nurse "
+                        "pupil student applicant employee member guest complainant supervisor reviewer witness carer "
+                        "officer agent landlord referrer consultant surgeon therapist volunteer".split())
+
+
 def _shouted(doc, t) -> bool:
     """An everyday word in a run of capitals ("WELCOME TO THE WORLD", "FOR SALE"): no acronym."""
     near = [doc[k] for k in (t.i - 1, t.i + 1) if 0 <= k < len(doc)]
@@ -2092,6 +2108,7 @@ def _spans_of(text: str) -> tuple[Span, ...]:
                                   # the composer, and a lone document was reported re-identified by it)
                                   and not (s.type == "PERSON" and not any(c.isupper() for c in s.text)
                                            and not s.evidence.startswith(("cue:", "deny")))
+                                  and not _everyday_opening_word(text, s)
                                   and not (s.type in ("PERSON", "ORG", "NAME", "PROPER") and any(m.start() <= s.start < m.end()
                                                                       for m in _LABEL_POSSESSIVE.finditer(text)))
                                   # ("clause 4 of the Will": after "the", an everyday word is no person; "the Kelly
