@@ -3394,3 +3394,11 @@ def test_everyday_speech_a_note_reports_is_no_searchable_quotation(engine):
     out = anonymize(engine, "He was an engineer. He was alleged to have \u201ccriticised and condemned the proposals of "
                             "another engineer and had offered his services uninvited\u201d. He retired early.")
     assert "uninvited" not in out and "He retired early." in out, out
+
+
+def test_a_date_that_opens_a_sentence_keeps_its_capital_and_a_brands_last_letter_is_no_article(engine):
+    """"- On 4 May, he moved" read "- On May, he moved"; "the Chick-fil-A at 11621 Southern Blvd" read "at the
+    -fil-An" (the brand's "A" taken for an article) and then "an organizationn"."""
+    out = anonymize(engine, "I kept the plot for years.\n- On 4 May, he moved the path.\n\nExchanges shall occur at the "
+                            "Chick-fil-A at 11621 Southern Blvd, Royal Palm Beach, unless agreed.")
+    assert "- In May, he moved the path." in out and "at an organization unless agreed." in out, out

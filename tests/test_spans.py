@@ -585,8 +585,8 @@ def test_a_rare_untagged_name_as_a_subject_is_a_name():
     ("Hi, I'm Jonas, a glassblower.", "Jonas", "PERSON"),
     ("Session note for client R.T., session 14.", "R.T.", "PERSON"),  # no organisation
     ('The shorter one shouted "Hurry up, Kyle!".', "Kyle", "PERSON"),  # no town in Texas
-    ("On 2 and 3 August 2024 he clocked in for a colleague.", "2 and 3 August 2024", "DATE"),
-    ("On Friday 15/03/2024 at about 22:15 I saw it.", "Friday 15/03/2024", "DATE"),
+    ("On 2 and 3 August 2024 he clocked in for a colleague.", "On 2 and 3 August 2024", "DATE"),
+    ("On Friday 15/03/2024 at about 22:15 I saw it.", "On Friday 15/03/2024", "DATE"),
     ("We stayed on Rua das Flores 63 in Porto.", "Rua das Flores 63", "ADDRESS"),
     # the fourth held-out set's: Irish and Australian numbers, an NHS number in groups, a SIN, districts and
     # Eircodes, names the NER cut short or took for places, a saint's hospital, a flat, a town with its "'s"
@@ -820,3 +820,16 @@ def test_a_notes_role_noun_opening_a_sentence_is_no_name():
     got = {s.text: s.type for s in find_spans("Callback number: (216) 555-0143\n\nFollow-up: Callback scheduled 18 "
                                               "January 2025. Caller consented to follow-up text. Brianna called.")}
     assert "Callback" not in got and "Caller" not in got and got.get("Brianna") == "PERSON", got
+
+
+@pytest.mark.parametrize("text, piece, kind", [
+    ("If you'd like to send a card, our address is 418 Avenue K South, Saskatoon SK S7M 2E7.",
+     "418 Avenue K South, Saskatoon SK S7M 2E7", "ADDRESS"),  # a street whose kind comes first ("418 organizations")
+    ("Exchanges shall occur at the Chick-fil-A unless agreed.", "Chick-fil-A", "ORG"),  # a brand's hyphens
+    ("IN THE CIRCUIT COURT OF THE 15TH JUDICIAL CIRCUIT", "CIRCUIT COURT", "ORG"),  # no "IN THE" of a name
+    ("ANNUAL PERFORMANCE REVIEW – FY2024", "ANNUAL PERFORMANCE REVIEW", None),  # a document's title, no periodical
+    ("- On 4 May, he moved the path.", "On 4 May", "DATE"),  # with its capital "On" ("On May, he moved")
+])
+def test_more_of_the_seventh_sets_shapes(text, piece, kind):
+    got = {s.text: s.type for s in find_spans(text)}
+    assert got.get(piece) == kind, got

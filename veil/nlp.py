@@ -720,7 +720,7 @@ def check_text(text: str, original: str | None = None) -> list[tuple[str, str]]:
     orig_words = [({t.lower_ for t in s if t.is_alpha}, has_verbal_root(s), bare_verb(s), check_sentence(s).reason)
                   for s in orig_sents]
     out = []
-    for sent in parse(text).sents:
+    for sent in live_sents(parse(text)):  # (a list's bullet alone is no sentence: "•" failed as an empty one)
         s = sent.text.strip()
         if not s or s in kept:
             continue

@@ -561,6 +561,8 @@ def candidates(span: Span, *, ctx: GeneralizeContext | None = None) -> list[str]
         ladder = _dob_ladder(span)
     elif t == "DATE":
         ladder = _date_ladder(span)
+        if span.text.startswith("On "):  # (a sentence's first words: "On 4 May, he moved" -> "In May, he moved")
+            ladder = [r[0].upper() + r[1:] if r.startswith(("in ", "on ")) else r for r in ladder]
     elif t == "YEAR":
         ladder = _year_span_ladder(span) if "year" in span.meta else _year_from_text(span)
     elif t == "DECADE":
@@ -627,7 +629,7 @@ def _clean(original: str, ladder: list[str]) -> list[str]:
 # ------------------------------------------------------------------------------------------
 # substitution
 # ------------------------------------------------------------------------------------------
-_DET = re.compile(r"(?<![\w'])(a|an|the|A|An|The|AN|THE)(\s+)$")
+_DET = re.compile(r"(?<![\w'’-])(a|an|the|A|An|The|AN|THE)(\s+)$")  # (not a name's last letter: "Chick-fil-A")
 _LEADING_DET = re.compile(r"^(?:a|an|the|another)\s", re.I)
 _POSSESSIVE = re.compile(r"(?<![\w'])(?:his|her|their|its|my|our|your|\w+'s|\w+’s)\s+$", re.I)
 # (not the period of "Jr.", "St." or an initial: 'Shepard Jr. (1923–1998) was' is one sentence)

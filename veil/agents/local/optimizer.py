@@ -2902,6 +2902,8 @@ class Plan:
         # deletion of a phrase before the replacement of a span inside it
         reps.sort(key=lambda x: (-x[0], x[1].type != "UNIT"))
         out = tidy(apply(self.analysis.text[a:b], [(s, r) for _, s, r in reps]))
+        if out.endswith((",", ";")) and not self.analysis.text[a:b].endswith((",", ";")):
+            out = out.rstrip(" ,;")  # (what stood after the comma went: "- New antifouling," of "…, Feb 2024")
         if out and _ENDED.search(self.analysis.text[a:b]) and not _ENDED.search(out):
             # the point went with a phrase that held it ("brushwork.\\"" is one word to the
             # tokenizer: "He began showing oils with motifs" was left without one)
@@ -3254,8 +3256,9 @@ class LocalOptimizer(Optimizer):
         text, sents = plan.analysis.text, plan.analysis.sentences
         out: set[int] = set()
         for m in nlp.BULLET.finditer(text):
-            if m.group().strip()[-1:] in "–-":
-                continue
+            if m.group().strip()[-1:] != "*":
+                continue  # (a note's or a letter's "•" and "-" lists are its writer's content: "Where the money
+                # stands: • Raised: …" went whole; an encyclopedia's appendix is a list of "*")
             nl = _LINE_END.search(text, m.end())
             for k, (a, b) in enumerate(sents):
                 # (a sentence ends before the next item's bullet: veil.nlp.sentence_spans)

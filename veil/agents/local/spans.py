@@ -321,6 +321,9 @@ VEIL_PATTERNS = [
     ("STREET_ADDRESS", "street", r"(?<![\w/-])(?:\d{1,5}[A-Za-z]?[-/])?\d{1,6}[A-Za-z]?[ \t]+(?:[NSEW]\.?[ \t]+)?(?:[A-Z][\w'’-]*[ \t]+){1,4}"
      + _STREET_KINDS + r"\b\.?(?:[ \t]+(?:North|South|East|West|NE|NW|SE|SW)\b)?"
      r"(?:,?[ \t]+(?:Apt|Apartment|Suite|Ste|Unit|Flat)\.?[ \t]*#?\w+)?", 0.85),
+    # a street whose kind comes first, named by a letter or a number ("418 Avenue K South" read "418 organizations")
+    ("STREET_ADDRESS", "kind_first_street", r"(?<![\w/-])\d{1,5}[A-Za-z]?[ \t]+(?:Avenue|Ave\.?|Street|Road|Route|Rue|Calle)"
+     r"[ \t]+(?:[A-Z]|\d{1,3})\b(?:[ \t]+(?:North|South|East|West|NE|NW|SE|SW)\b)?", 0.85),
     # a named street without a number ("off of Yale Boulevard", "on East 18th Street"): where someone lives or works
     ("STREET_ADDRESS", "street_name", r"\b(?:(?:North|South|East|West|[NSEW]\.)[ \t]+)?(?:[A-Z][\w'’-]+[ \t]+|\d{1,3}(?:st|nd|rd|th)[ \t]+){1,3}"
      r"(?:Street|Avenue|Boulevard|Road|Lane|Drive|Terrace|Parkway)\b", 0.6),
@@ -473,7 +476,7 @@ _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|Octob
           r"Jan\.?|Feb\.?|Mar\.?|Apr\.?|Jun\.?|Jul\.?|Aug\.?|Sept?\.?|Oct\.?|Nov\.?|Dec\.?)")
 _YEAR = r"(?:1\d{3}|20\d{2})"
 _DASH = r"\s*(?:–|—|-|to)\s*"
-_ON = r"(?:(?P<on>\bon)\s+)?"
+_ON = r"(?:(?P<on>\b[Oo]n)\s+)?"
 # a weekday before a date goes with it ("Since Saturday 9 November" read "Since Saturday November")
 _WEEKDAY = (r"(?:\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)"
             r"\.?,?\s+(?=\d|[A-Z][a-z]{2}))?")  # (abbreviated: "arrive on Tue 5 Sept" read "arrive on September")
@@ -2145,17 +2148,21 @@ def _capitals_orgs(text: str, spans: list[Span]) -> list[Span]:
     out = list(spans)
     for m in _CAPITALS_ORG.finditer(text):
         pieces = list(re.finditer(r"\S+", m.group()))
+        while pieces and pieces[0].group().lower() in ("in", "the", "of", "at", "for", "to", "and", "a", "an", "re:"):
+            pieces = pieces[1:]  # ("IN THE CIRCUIT COURT": the court's name, not its preposition and article)
+        if not pieces:
+            continue
         words = [w.group() for w in pieces]
         k = max((i for i, w in enumerate(words) if w.lower() in heads), default=None)
         if k is None or k == 0:
             continue
-        a, z = m.start(), m.start() + pieces[k].end()
+        a, z = m.start() + pieces[0].start(), m.start() + pieces[k].end()
         inside = [o for o in out if o.start < z and a < o.end]
         if any(o.type in DIRECT_TYPES or o.start < a or o.end > z for o in inside):
             continue
         org = _org_ladder(words[:k + 1], text[a:z])
-        if org is None:
-            continue
+        if org is None or org[0][0] in ("a periodical", "a newspaper", "a magazine", "a journal"):
+            continue  # (a document's title in capitals names no publication: "ANNUAL PERFORMANCE REVIEW")
         out = [o for o in out if o not in inside]
         out.append(Span(a, z, text[a:z], "ORG", 0.8, f"head:{org[1]}+capitals", {"ladder": org[0], "head": org[1]}))
     return sorted(out, key=lambda s: s.start)
@@ -3119,6 +3126,7 @@ def _lexicon_events(text: str) -> list[Span]:
 _HYPHEN_TAIL = re.compile(r"(?:-[A-Z][\w'’]*)+")
 # a name's lower-case hyphen tail makes one adjective of it: "Chen-style" ("long fist and a-style" was an output)
 _HYPHEN_WORD = re.compile(r"-[a-z]+\b")
+_HYPHEN_BRAND = re.compile(r"(?:-[a-z]+)+-[A-Z][\w'’]*")
 
 
 # names that run on through a capitalised hyphen tail as one name: "Spanish GT" of "the Spanish
@@ -3138,6 +3146,10 @@ def _whole_hyphenated(text: str, spans: list[Span]) -> list[Span]:
             _HYPHEN_TAIL.match(text, s.end) if s.type in _NAMED_WHOLE else None
         if m and (k + 1 == len(spans) or spans[k + 1].start >= m.end()):
             s = Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, s.meta)
+        elif s.type not in DIRECT_TYPES and (b := _HYPHEN_BRAND.match(text, s.end)) \
+                and (k + 1 == len(spans) or spans[k + 1].start >= b.end()):
+            # a brand's hyphens ("Chick-fil-A" read "Chick", a place: "at the -fil-An" was an output)
+            s = Span(s.start, b.end(), text[s.start:b.end()], "ORG", s.score, s.evidence + "+hyphens", {})
         if s.type in ("ORG", "WORK", "EVENT", "NAME") and (w := _SLASHED_BEFORE.search(text, 0, s.start)):
             # a name's alternative before a slash is the name's: "the Florida/Miami Marlins" ("the
             # Florida/baseball team" was an output), with the span that held it
