@@ -3402,3 +3402,15 @@ def test_a_date_that_opens_a_sentence_keeps_its_capital_and_a_brands_last_letter
     out = anonymize(engine, "I kept the plot for years.\n- On 4 May, he moved the path.\n\nExchanges shall occur at the "
                             "Chick-fil-A at 11621 Southern Blvd, Royal Palm Beach, unless agreed.")
     assert "- In May, he moved the path." in out and "at an organization unless agreed." in out, out
+
+
+def test_a_lists_pet_keeps_its_item_and_a_quoted_name_goes(engine):
+    """"- Pōhutu, 9-year-old huntaway, arthritic." went as a stub and left "- Won't get in the car willingly." with
+    no one to be about; "Pōhutu gets anxious" kept the name (its "ō" was no letter to the rule); a boat's quoted name
+    stayed in a listing's first line."""
+    out = anonymize(engine, "Animals:\n- Pōhutu, 9-year-old huntaway, arthritic. Won't get in the car willingly.\n"
+                            "- Clementine, ginger cat.\n\nPōhutu gets anxious when the siren goes off.")
+    assert "- Person A, a huntaway, arthritic. Won't get in the car" in out and "Pōhutu" not in out, out
+    out = anonymize(engine, 'FOR SALE: 1998 Farr 727 "Southerly Buster" – trailer sailer, ready to go\n\nSelling her '
+                            "as I am moving for work.")
+    assert "Southerly" not in out and "ready to go" in out, out

@@ -2012,6 +2012,9 @@ _NUMBERED_HEADER = re.compile(r"[ \t]*[A-Z][A-Za-z]*(?: [A-Za-z]+){0,2} [0-9]{1,
 
 # the space a deleted first sentence left after a speaker's own line ("**Person A** 8:02 AM\n [id] can you")
 _SPACE_AFTER_SPEAKER = re.compile(r"(?m)(?<=\*\*[ \t]\d:\d\d[ \t][AP]M\n|\*[ \t]\d\d:\d\d[ \t][AP]M\n)[ \t]+(?=\S)")
+# what opens a list's item ("- Pōhutu, a huntaway, arthritic." says whom the item's next sentences are about: no
+# stub, though short)
+_ITEM_START = re.compile(r"[ \t]*[-•‣–*][ \t]+")
 # a chat's line left with its time and speaker alone
 _BARE_CHAT_LINE = re.compile(rf"(?:{nlp.CHAT_LINE.pattern[4:]})(?:\n|$)", re.M)
 
@@ -3701,7 +3704,8 @@ class LocalOptimizer(Optimizer):
         of known capitalised or everyday words ("Earth", "the British Empire"), a country or
         region, and an allow-listed or label word stay."""
         for i, u in enumerate(plan.units):
-            if u.kind != "span" or u.span is None or not u.drop_unit or u.direct or i in plan.choice \
+            if u.kind != "span" or u.span is None or u.direct or i in plan.choice \
+                    or not (u.drop_unit or (u.span.evidence == "shape:quoted_name" and u.policy is None)) \
                     or plan.covering(i) is not None or u.span.type not in ("ORG", "LOCATION", "NAME", "EVENT", "WORK", "PRODUCT"):
                 continue
             words = re.findall(r"[^\W\d_][\w'’.-]*", u.text)
@@ -3718,6 +3722,14 @@ class LocalOptimizer(Optimizer):
                 continue
             self._drop_range(plan, u.sentence, u.start, u.end,
                              "a name with no truthful rung, in a lone document (no batch to tell it common)", protected)
+            if u.span.evidence == "shape:quoted_name" and i not in plan.choice and plan.covering(i) is None:
+                # a name in quotes the writer set apart (a boat's, a house's: 'the 1998 Farr 727 "Southerly
+                # Buster"' stayed in a listing's first line): it goes alone, quotes and all
+                if not plan.try_choose(i, "", "a quoted name with no truthful rung, in a lone document: it goes"):
+                    plan.choice[i] = ""  # (whatever the parse of a header's line says: a name stays a name)
+                    plan.order.append(i)
+                    plan.reasons[i] = "a quoted name with no truthful rung, in a lone document: it goes"
+                plan.floor[i] = ""  # (utility mode does not bring it back)
 
     def _drop_range(self, plan: Plan, si: int, ra: int, rb: int, why: str, protected: set[str], *,
                     first_ok: bool = False) -> None:
@@ -3773,7 +3785,9 @@ class LocalOptimizer(Optimizer):
             now = plan.sentence_tokens(si) if k not in plan.choice else Counter()
             if k in plan.choice or not any(i in plan.choice for i in plan.analysis.by_sentence(si)) \
                     or _on_a_form_line(plan.analysis.text, *plan.analysis.sentences[si]) \
-                    or plan.analysis.text[slice(*plan.analysis.sentences[si])].rstrip().endswith(":"):
+                    or plan.analysis.text[slice(*plan.analysis.sentences[si])].rstrip().endswith(":") \
+                    or _ITEM_START.fullmatch(plan.analysis.text, plan.analysis.text.rfind("\n", 0, plan.analysis.sentences[si][0]) + 1,
+                                             plan.analysis.sentences[si][0]):
                 # (a form's line is short by nature: "Review period: the 2020s" says what the form asks; so is
                 # a numbered line's head: "Room 4 – Person D, over 80." says whose notes follow; and a list's
                 # heading says what its items are: "Outcome at discharge (in the 2020s):")

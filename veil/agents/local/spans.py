@@ -2403,7 +2403,7 @@ def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
         sure = s.type == "PERSON" and s.evidence.startswith(("cue:", "lexicon:first_name"))
         for w in [s.text.strip()] + nick:
             sure = sure or w in nick  # (a nickname the name's own brackets or quotes give is the person's)
-            if not re.fullmatch(r"[A-Z][a-z]{2,}", w) or (place_info(w) is not None and not sure):
+            if not re.fullmatch(r"[A-Z][^\W\dA-Z_]{2,}", w) or (place_info(w) is not None and not sure):  # ("Pōhutu")
                 continue
             for m in re.finditer(rf"(?<![\w'’-]){re.escape(w)}(?![\w-])(?!['’](?!s\b))", text):  # (or its "'s")
                 if not any(o.start < m.end() and m.start() < o.end for o in out):
