@@ -3414,3 +3414,11 @@ def test_a_lists_pet_keeps_its_item_and_a_quoted_name_goes(engine):
     out = anonymize(engine, 'FOR SALE: 1998 Farr 727 "Southerly Buster" – trailer sailer, ready to go\n\nSelling her '
                             "as I am moving for work.")
     assert "Southerly" not in out and "ready to go" in out, out
+
+
+def test_an_id_inside_what_the_writer_says_of_it_keeps_its_placeholder(engine):
+    """"Hi, my order OD4418732290 for a Prestige induction cooktop was marked delivered" (read as an apposition) lost
+    its subject with the id: "Hi, was marked delivered"."""
+    out = anonymize(engine, "Customer: Hi, my order OD4418732290 for a Prestige induction cooktop was marked delivered "
+                            "on 3rd January but I never got it.")
+    assert "my order [id] for a" in out and "OD44" not in out, out

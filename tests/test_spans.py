@@ -833,3 +833,13 @@ def test_a_notes_role_noun_opening_a_sentence_is_no_name():
 def test_more_of_the_seventh_sets_shapes(text, piece, kind):
     got = {s.text: s.type for s in find_spans(text)}
     assert got.get(piece) == kind, got
+
+
+@pytest.mark.parametrize("text, piece, kind", [
+    ("I can see the delivery address is Flat 302, Sai Krupa Apartments, 4th Cross, Malleshwaram, Bengaluru 560003.",
+     "Flat 302, Sai Krupa Apartments, 4th Cross, Malleshwaram, Bengaluru 560003", "ADDRESS"),  # to its PIN
+    ("Date: 05-Jan-2025, 21:14 IST", "05-Jan-2025", "DATE"),
+])
+def test_an_indian_address_and_a_hyphenated_date(text, piece, kind):
+    got = {s.text: s.type for s in find_spans(text)}
+    assert got.get(piece) == kind, got

@@ -3163,6 +3163,11 @@ class LocalOptimizer(Optimizer):
         holder = plan.analysis.smallest_holder(i)
         if holder is not None and _leaves_a_coordinator(plan, i, holder):
             return None
+        if holder is not None and u.span is not None and u.span.type in ("ID", "ACCOUNT_ID") \
+                and plan.units[holder].kind in ("appositive", "conjunct") \
+                and len(plan.units[holder].text.split()) - len(u.text.split()) > 4:
+            return None  # an id inside what the writer says of it keeps its placeholder ("Hi, my order OD4418732290
+            # for a Prestige induction cooktop was marked delivered" lost its subject with the id)
         if holder is None and (u.or_sentence or (u.span is not None and u.span.meta.get("venue"))) and u.sentence > 0:
             holder = plan.analysis.sentence_unit(u.sentence)
         return holder

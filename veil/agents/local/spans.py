@@ -321,6 +321,10 @@ VEIL_PATTERNS = [
     ("STREET_ADDRESS", "street", r"(?<![\w/-])(?:\d{1,5}[A-Za-z]?[-/])?\d{1,6}[A-Za-z]?[ \t]+(?:[NSEW]\.?[ \t]+)?(?:[A-Z][\w'’-]*[ \t]+){1,4}"
      + _STREET_KINDS + r"\b\.?(?:[ \t]+(?:North|South|East|West|NE|NW|SE|SW)\b)?"
      r"(?:,?[ \t]+(?:Apt|Apartment|Suite|Ste|Unit|Flat)\.?[ \t]*#?\w+)?", 0.85),
+    # a flat's address to its six-digit PIN, an Indian address's shape ("Flat 302, Sai Krupa Apartments, 4th Cross,
+    # Malleshwaram, Bengaluru 560003" read a person, a person, a company and a place)
+    ("STREET_ADDRESS", "flat_to_pin", r"(?<![\w-])(?:Flat|Apt\.?|Apartment|Unit|Suite|House|Door)[ \t]+(?:No\.?[ \t]*)?\d{1,5}[A-Z]?"
+     r"(?:,[ \t]*[^,\n]{2,40}?){1,6}[ \t]+\d{6}\b", 0.9),
     # a street whose kind comes first, named by a letter or a number ("418 Avenue K South" read "418 organizations")
     ("STREET_ADDRESS", "kind_first_street", r"(?<![\w/-])\d{1,5}[A-Za-z]?[ \t]+(?:Avenue|Ave\.?|Street|Road|Route|Rue|Calle)"
      r"[ \t]+(?:[A-Z]|\d{1,3})\b(?:[ \t]+(?:North|South|East|West|NE|NW|SE|SW)\b)?", 0.85),
@@ -481,7 +485,7 @@ _ON = r"(?:(?P<on>\b[Oo]n)\s+)?"
 _WEEKDAY = (r"(?:\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)"
             r"\.?,?\s+(?=\d|[A-Z][a-z]{2}))?")  # (abbreviated: "arrive on Tue 5 Sept" read "arrive on September")
 RE_DMY = re.compile(_ON + _WEEKDAY + rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:\s*(?:and|&|to|[–-])\s*\d{{1,2}}(?:st|nd|rd|th)?)?"
-                    rf"\s+(?:of\s+)?(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
+                    rf"(?:\s+(?:of\s+)?(?P<m>{_MONTH})\s*,?\s+|-(?P<mh>{_MONTH})-)(?P<y>{_YEAR})\b")  # (or "05-Jan-2025")
 RE_MDY = re.compile(_ON + _WEEKDAY + rf"\b(?P<m>{_MONTH})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(?P<y>{_YEAR})\b")
 RE_ISO = re.compile(_ON + rf"\b(?P<y>{_YEAR})-(?P<mm>0[1-9]|1[0-2])-(?P<d>[0-3]\d)\b")
 RE_NUMERIC_DATE_SHORT = re.compile(_ON + _WEEKDAY + r"(?<![\d/.])\b(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)/(?P<yy>\d\d)\b(?![/.]?\d)")
@@ -826,7 +830,7 @@ def _regex_spans(text: str) -> list[Span]:
             add(Span(m.start(), m.end(), m.group(0), "DATE", 0.95, "regex:day_range", meta))
     for rx, kind in ((RE_DMY, "dmy"), (RE_MDY, "mdy"), (RE_ISO, "iso")):
         for m in rx.finditer(text):
-            month = int(m.group("mm")) if kind == "iso" else _month_num(m.group("m"))
+            month = int(m.group("mm")) if kind == "iso" else _month_num(m.group("m") or m.group("mh"))
             meta = {"year": int(m.group("y")), "month": month, "day": int(m.group("d")), "granularity": "day",
                     "on": bool(m.group("on"))}
             meta.update(_date_meta(text, m.start()))
