@@ -843,3 +843,14 @@ def test_more_of_the_seventh_sets_shapes(text, piece, kind):
 def test_an_indian_address_and_a_hyphenated_date(text, piece, kind):
     got = {s.text: s.type for s in find_spans(text)}
     assert got.get(piece) == kind, got
+
+
+@pytest.mark.parametrize("text, piece, kind", [
+    ("UPDATE #4 – Getting Aroha to Boston\n\nOur daughter Aroha has a rare disease.", "Aroha", "PERSON"),  # no "Getting"
+    ("Where the money stands:\n• Raised: $61,340 CAD of $85,000", "$61,340 CAD", "MONEY"),  # with its code
+    ("Aroha is still having two or three TIAs a week.", "TIAs", None),  # a clinical abbreviation, no one's name
+])
+def test_a_fundraisers_shapes(text, piece, kind):
+    got = {s.text: s.type for s in find_spans(text)}
+    assert got.get(piece) == kind, got
+

@@ -1132,6 +1132,7 @@ def analyse(text: str, task: Task, ctx: GeneralizeContext, policy: Policy, deny:
                 d = dataclasses.replace(d, ladder=())
         if s.type in ("DATE", "YEAR") and (_EXCEPT_TIME.search(text, max(0, s.start - 40), s.start) or (
                 _FOR_TIME.search(text, max(0, s.start - 12), s.start) and not _TIME_NOUN_AFTER.match(text, s.end)
+                and s.meta.get("granularity") not in ("day", "day_no_year")  # (a day is no duration: "confirmed for 17 March")
                 and s.evidence != "regex:fiscal_year" and not _PLANS_FOR.search(text, max(0, s.start - 30), s.start))):
             # (a plan's year is no duration: "Goals for FY2025", "the budget for 2026")
             # "missing out only in 1998" -> "only in the 1990s" reads as the whole decade; "joining the team

@@ -1500,7 +1500,8 @@ def _classify(text: str, toks: list[_Tok], i: int, j: int, person_tokens: dict[s
         if honor or ((first in lex["first_names"] or is_initial) and nonname == 0):
             return [span("PERSON", 0.9 if honor else 0.85, "lexicon:first_name" if not honor else "lexicon:honorific", meta_p)]
         if (nonname == 0 and prev_word not in ("the", "a", "an") and name_words
-                and any(src != start for src in person_tokens.get(name_words[-1], ()))):
+                and any(src != start for src in person_tokens.get(name_words[-1], ()))
+                and all(_zipf(w) < 4.5 for w in name_words[:-1])):  # (not a title's verb: "Getting Aroha to Boston")
             return [span("PERSON", 0.75, "coref:surname", meta_p)]
         if nonname == 0 and prev_word not in ("the", "a", "an") and not at_start and nwords <= 4:
             return [span("PERSON", 0.55, "shape:name", meta_p)]
@@ -2520,6 +2521,10 @@ def _given_name_runs(text: str, spans: list[Span]) -> list[Span]:
     out = []
     first_names = lexicon()["first_names"]
     for s in spans:
+        if s.type in ("PERSON", "NAME", "PROPER") and (m := re.match(r"([A-Z][a-z]+ing) (?=[A-Z])", s.text)) \
+                and _zipf(m.group(1).lower()) >= 4.0 and not s.evidence.startswith("cue:"):
+            # a title's verb in capitals before a name ("Getting Aroha to Boston" read one person, "Getting Aroha")
+            s = Span(s.start + m.end(), s.end, s.text[m.end():], s.type, s.score, s.evidence, dict(s.meta))
         if s.type in ("NAME", "PROPER") and (m := re.fullmatch(r"([A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*)((?: [a-z]+)+)", s.text)):
             head = m.group(1)
             kind = "PERSON" if " " not in head and fold(head.lower()) in first_names else s.type
@@ -2570,8 +2575,13 @@ def _currency_prefixed(text: str, spans: list[Span]) -> list[Span]:
         if s.type == "MONEY" and s.text.startswith("$") and (m := _CURRENCY_COUNTRY.search(text, max(0, s.start - 3), s.start)) \
                 and (m.start() == 0 or not text[m.start() - 1].isalnum()):
             s = Span(m.start(), s.end, text[m.start():s.end], s.type, s.score, s.evidence, dict(s.meta))
+        if s.type == "MONEY" and (m := _CURRENCY_CODE_AFTER.match(text, s.end)):
+            s = Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, dict(s.meta))  # ("$61,340 CAD")
         out.append(s)
     return out
+
+
+_CURRENCY_CODE_AFTER = re.compile(r"[ \t]?(?:CAD|USD|AUD|NZD|GBP|EUR|INR|ZAR|SGD|HKD|CHF|JPY)\b")
 
 
 # a list's item that opens with a pet's name: "- Pōhutu, a huntaway, arthritic.", "- Clementine, ginger cat."
