@@ -854,3 +854,12 @@ def test_a_fundraisers_shapes(text, piece, kind):
     got = {s.text: s.type for s in find_spans(text)}
     assert got.get(piece) == kind, got
 
+
+
+@pytest.mark.parametrize("text, piece, kind", [
+    ("From: Dr Helen Okonkwo-Brady <h.okonkwo-brady@lboro-research.ac.uk>", "Dr Helen Okonkwo-Brady", "PERSON"),
+    ("- 3 days' paid bereavement leave (24–26 February), per the policy", "24–26 February", "DATE"),
+])
+def test_a_name_with_its_honorific_and_a_range_of_days(text, piece, kind):
+    got = {s.text: s.type for s in find_spans(text)}
+    assert got.get(piece) == kind, got

@@ -498,7 +498,7 @@ RE_MY = re.compile(rf"\b(?P<m>{_MONTH})\s*,?\s+(?P<y>{_YEAR})\b")
 # the 2000s refurbishment" was one)
 RE_SEASON_YEAR = re.compile(rf"\b(?:the\s+)?(?:(?:early|late|mid-?)\s*)?(?:spring|summer|autumn|fall|winter)"
                             rf"(?:\s+of)?\s+(?P<y>{_YEAR})\b", re.I)
-RE_DM = re.compile(_ON + _WEEKDAY + rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?)\b(?!\s*,?\s*\d)")
+RE_DM = re.compile(_ON + _WEEKDAY + rf"\b(?:(?:\d{{1,2}}(?:st|nd|rd|th)?\s*[–-]\s*)?(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?)\b(?!\s*,?\s*\d)")
 # a height in feet and inches or metres, or a weight, with the conversion in brackets after it
 _MEASURE = re.compile(r"(?<![\d,.£$€])\b(?:\d\s*(?:'|′|ft\b\.?|feet|foot)\s*-?\s*\d{1,2}(?:\.\d)?(?:\s*(?:\\?\"|″|in\b\.?|inches))?"
                       r"|[12]\.\d\d\s*m\b|1\d\d\s*cm\b"
@@ -2131,8 +2131,8 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     grown = [_with_extension(text, _with_its_flat(text, _place_with_s(text, _couple_or_landmark(text, s)))) for s in spans]
     moved = [g for g, s in zip(grown, spans) if (g.start, g.end) != (s.start, s.end)]
     spans = [g for g in grown if g in moved or not any(m.start < g.end and g.start < m.end for m in moved)]
-    spans = _names_in_capitals(text, _short_sign_offs(text, _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(
-        text, _field_names(text, spans))))))
+    spans = _with_honorific(text, _names_in_capitals(text, _short_sign_offs(text, _same_name_again(text, _given_names_coordinated(text, _spouse_in_brackets(
+        text, _field_names(text, spans)))))))
     spans = [s for s in spans if not _field_of_study(text, s) and not _dose(text, s) and not _heading(text, s)
              and not (s.type in ("ORG", "NAME", "PROPER") and _SCHEME_BEFORE_NUMBER.fullmatch(s.text)
                       and _NUMBER_LABEL_AFTER.match(text, s.end))  # ("GMS no.: 1093284": a label's, no body named)
@@ -2512,6 +2512,20 @@ def _bracketed_nicknames(text: str, spans: list[Span]) -> list[Span]:
             z = m.end()
             out = [o for o in out if o is s or not (s.end <= o.start < z)]
             out[out.index(s)] = Span(s.start, z, text[s.start:z], "PERSON", s.score, s.evidence, dict(s.meta))
+    return out
+
+
+_HONORIFIC_BEFORE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof|Professor|Sir|Dame)\.?[ \t]+$")  # (not a priest's "Fr.": a role)
+
+
+def _with_honorific(text: str, spans: list[Span]) -> list[Span]:
+    """A person's name takes the honorific before it ("From: Dr Helen Okonkwo-Brady <...>" left "From: Dr <[email]>")."""
+    out = []
+    for s in spans:
+        if s.type == "PERSON" and (m := _HONORIFIC_BEFORE.search(text, max(0, s.start - 12), s.start)) \
+                and not any(o.start < s.start and o.end > m.start() for o in spans if o is not s):
+            s = Span(m.start(), s.end, text[m.start():s.end], s.type, s.score, s.evidence, {**s.meta, "honorific": m.group().split()[0]})
+        out.append(s)
     return out
 
 
