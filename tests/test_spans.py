@@ -863,3 +863,8 @@ def test_a_fundraisers_shapes(text, piece, kind):
 def test_a_name_with_its_honorific_and_a_range_of_days(text, piece, kind):
     got = {s.text: s.type for s in find_spans(text)}
     assert got.get(piece) == kind, got
+
+
+def test_two_pets_named_after_their_noun_are_one_apposition():
+    got = {s.text: s.type for s in find_spans("Animals:\n- Two chooks, Mavis and Dot. Eggs can be kept by the sitter.")}
+    assert got.get(", Mavis and Dot") == "PERSON", got

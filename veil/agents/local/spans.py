@@ -1267,7 +1267,7 @@ def _everyday_opening_word(text: str, s: Span) -> bool:
     """An everyday noun that opens a sentence, which the NER alone took for a name ("Caller consented to follow-up"
     read "A city consented"; "Follow-up: Callback scheduled" a person): no place the gazetteer knows, no given name."""
     w = s.text
-    return s.evidence.startswith("spacy:") and s.type in ("PERSON", "LOCATION", "ORG", "NAME", "PROPER") \
+    return not s.evidence.startswith("cue:") and s.type in ("PERSON", "LOCATION", "ORG", "NAME", "PROPER") \
         and w.lower() in _ROLE_WORDS and bool(re.search(r"(?:^|\n|[.!?:]\s)\s*$", text[max(0, s.start - 3):s.start])) \
         and re.match(r"\s+[a-z]", text[s.end:s.end + 3]) is not None
 
@@ -3032,8 +3032,19 @@ _KIN_NAME = re.compile(r"\b(?:wife|husband|son|daughter|brother|sister|mother|fa
                        r"(?!,\s+[A-Z][a-z]+\s+and\b)")  # (never "a daughter, Anna and Maria", nor "her husband, Florence and")
 
 
+# two pets' or relatives' names after their noun: "Two chooks, Mavis and Dot." (the NER found one)
+_NAMED_PAIR = re.compile(rf"\b(?:{_PETS[3:-1]}|chook|hen|cat|goat|sheep|kid|child|son|daughter|grandchild)s,\s+"
+                         r"([A-Z][a-z]+)\s+(?:and|&)\s+([A-Z][a-z]+)\b")
+
+
 def _kin_names(text: str, spans: list[Span]) -> list[Span]:
     out = list(spans)
+    for m in _NAMED_PAIR.finditer(text):
+        a2, b = text.rindex(",", 0, m.start(1)), m.end(2)
+        if any(o.type in DIRECT_TYPES and o.start < b and a2 < o.end for o in out):
+            continue
+        out = [o for o in out if not (o.start < b and a2 < o.end)]
+        out.append(Span(a2, b, text[a2:b], "PERSON", 0.8, "shape:kin_apposition", {"relation": True, "kin_apposition": True}))
     for m in _KIN_NAME.finditer(text):
         a, b = m.span(1)
         if any(s.start <= a and b <= s.end and s.type == "PERSON" for s in out) or m.group(1).lower() in lexicon()["nonname"] \
