@@ -3422,3 +3422,14 @@ def test_an_id_inside_what_the_writer_says_of_it_keeps_its_placeholder(engine):
     out = anonymize(engine, "Customer: Hi, my order OD4418732290 for a Prestige induction cooktop was marked delivered "
                             "on 3rd January but I never got it.")
     assert "my order [id] for a" in out and "OD44" not in out, out
+
+
+def test_a_line_of_placeholders_or_a_checklist_is_no_chat_line():
+    """A chat's line holds a time in its brackets: "[address]" and "[x] Pharmacy:" are none (a letter's header of
+    placeholders was deleted as a chat line left with its speaker alone)."""
+    from veil import nlp
+    from veil.agents.local.optimizer import _BARE_CHAT_LINE
+
+    assert _BARE_CHAT_LINE.search("Person A\n[address]\n[email]\n") is None
+    assert nlp.CHAT_LINE.match("[x] Pharmacy: collect prescription") is None
+    assert nlp.CHAT_LINE.match("[Sat 10:02] Karen Doyle: ok so") is not None

@@ -868,3 +868,24 @@ def test_a_name_with_its_honorific_and_a_range_of_days(text, piece, kind):
 def test_two_pets_named_after_their_noun_are_one_apposition():
     got = {s.text: s.type for s in find_spans("Animals:\n- Two chooks, Mavis and Dot. Eggs can be kept by the sitter.")}
     assert got.get(", Mavis and Dot") == "PERSON", got
+
+
+@pytest.mark.parametrize("text, piece, kind", [
+    # a review's false positives of this session's rules
+    ("Cognitively, she remains sharp.", "Cognitively", None),  # an adverb opening a sentence is no vocative
+    ("Dr Amir Khan (Cardiology) reviewed her. Cardiology will follow up.", "Dr Amir Khan (Cardiology)", None),
+    ("Present: Jane Doe (Chair), Tom Hughes (Secretary).", "Jane Doe (Chair)", None),  # a role in brackets
+    ("Jane Smith\n47 Cranbrook Terrace\nLeeds LS6 3QW\njane.smith@gmail.com", "jane.smith@gmail.com", "EMAIL"),
+    ("[x] Pharmacy: collect prescription", "Pharmacy", None),  # a checklist's box is no chat's time
+    ("To: All Residents\nFrom: Housing", "All Residents", None),
+    ("- Monday, take the dog to the vet.", "Monday", None),
+    ("STAFF TRAINING", "STAFF TRAINING", None),
+    ("error code 404 and area code 415", "404", None),
+    ("error code 404 and area code 415", "415", None),
+    ("Repeat labs, Monday and Thursday.", ", Monday and Thursday", None),
+    ("Unit 4, the quarterly rent was 125000", "Unit 4, the quarterly rent was 125000", None),
+])
+def test_this_sessions_rules_leave_everyday_text_alone(text, piece, kind):
+    got = {s.text: s.type for s in find_spans(text)}
+    assert got.get(piece) == kind, got
+

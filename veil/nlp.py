@@ -180,7 +180,7 @@ FORM_LINE = re.compile(rf"(?m)^[ \t]*{FORM_LABEL}[ \t]*\S[^\n]*$")
 # a name with its nickname in brackets: 'Matilda ("Tilly")', "Deborah (Deb)"
 _BRACKETED_NICKNAME = re.compile(r"\b[A-Z][a-z]+ \((?:\\?[\"“'‘])?[A-Z][a-z]+(?:\\?[\"”'’])?\),?")
 # a chat's line: its time in brackets, then its speaker and a colon ("[Sat 10:02] Karen Doyle: ok so ...")
-CHAT_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*(?:[^:\n\[\]]{1,40}?:)?"
+CHAT_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{0,20}\d{1,2}:\d\d[^\]\n]{0,12}\][ \t]*(?:[^:\n\[\]]{1,40}?:)?"
                        # (or a workplace chat's speaker in bold, with the time, on a line of its own: "**Kyle B** 8:02 AM")
                        r"|\*\*[^*\n]{1,40}\*\*[ \t]+\d{1,2}:\d\d(?:[ \t]*[AaPp]\.?[Mm]\.?)?[ \t]*\n)[ \t]*")
 # a heading's line: short, with no sentence's punctuation ("Summary", "Areas for growth", "Follow-up:")

@@ -2302,7 +2302,7 @@ def field_value(s: Span, text: str) -> bool:
 
 
 # what stands before a chat's speaker on the line: nothing, or the time in brackets
-_SPEAKER = re.compile(r"[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*|\*\*)?")
+_SPEAKER = re.compile(r"[ \t]*(?:\[[^\]\n]{0,20}\d{1,2}:\d\d[^\]\n]{0,12}\][ \t]*|\*\*)?")
 
 
 def _with_slot(s: Span, doc) -> Span:

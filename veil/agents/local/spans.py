@@ -301,8 +301,9 @@ VEIL_PATTERNS = [
      r"(?:(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,}|\d{3,5}(?: \d{3,5}){1,4})\b", 0.85),  # (or digits in groups: an
     # NHS number "485 777 3456" was a phone)
     # a code that opens a door, a gate or a lockbox ("side gate code is 4419", "lockbox, code 2207")
-    ("ACCOUNT_ID", "access_code", r"(?<=\b(?i:code|passcode|pin|door code|gate code|alarm code|access code|key code)"
-     r"(?:\s+(?:is|was))?\s*[:#]?\s*)\d{3,8}\b", 0.85),
+    ("ACCOUNT_ID", "access_code", r"(?<=(?<!\b(?i:error|status|area|zip|postal|post|cpt|icd|billing|country|dialling|dialing|"
+     r"promo|discount|product|course|tax|sort|response|exit|return|source|http|diagnosis|procedure)\s)\b(?i:code|passcode|pin)"
+     r"(?:\s+(?:is|was))?\s*[:#]?\s*)\d{3,8}\b", 0.85),  # (not "error code 404", "area code 415", "CPT code 99213")
     # a number after an acronym's "no." ("GMS no.: 1093284", "PRSI No 4471902"): a scheme's number for its member
     ("ACCOUNT_ID", "acronym_number", r"(?<=\b[A-Z]{2,5}\s+(?i:no\.?|number|#)\s*[:#]?\s*)\d{5,}\b", 0.85),
     # "badge #5521", "Apt #12": a number after a label and "#"
@@ -324,7 +325,7 @@ VEIL_PATTERNS = [
     # a flat's address to its six-digit PIN, an Indian address's shape ("Flat 302, Sai Krupa Apartments, 4th Cross,
     # Malleshwaram, Bengaluru 560003" read a person, a person, a company and a place)
     ("STREET_ADDRESS", "flat_to_pin", r"(?<![\w-])(?:Flat|Apt\.?|Apartment|Unit|Suite|House|Door)[ \t]+(?:No\.?[ \t]*)?\d{1,5}[A-Z]?"
-     r"(?:,[ \t]*[^,\n]{2,40}?){1,6}[ \t]+\d{6}\b", 0.9),
+     r"(?:,[ \t]*[^,\n]{2,40}?){0,5},[ \t]*[A-Z][A-Za-z]+[ \t]+\d{6}\b", 0.9),
     # a street whose kind comes first, named by a letter or a number ("418 Avenue K South" read "418 organizations")
     ("STREET_ADDRESS", "kind_first_street", r"(?<![\w/-])\d{1,5}[A-Za-z]?[ \t]+(?:Avenue|Ave\.?|Street|Road|Route|Rue|Calle)"
      r"[ \t]+(?:[A-Z]|\d{1,3})\b(?:[ \t]+(?:North|South|East|West|NE|NW|SE|SW)\b)?", 0.85),
@@ -2159,8 +2160,8 @@ def _capitals_orgs(text: str, spans: list[Span]) -> list[Span]:
             continue
         words = [w.group() for w in pieces]
         k = max((i for i, w in enumerate(words) if w.lower() in heads), default=None)
-        if k is None or k == 0:
-            continue
+        if k is None or k == 0 or not any(_zipf(w.lower().strip(".'’")) < 4.0 for w in words[:k]):
+            continue  # (a heading of everyday words names no one: "STAFF TRAINING", "HOME REPAIRS")
         a, z = m.start() + pieces[0].start(), m.start() + pieces[k].end()
         inside = [o for o in out if o.start < z and a < o.end]
         if any(o.type in DIRECT_TYPES or o.start < a or o.end > z for o in inside):
@@ -2379,7 +2380,7 @@ def _vocatives(text: str, spans: list[Span]) -> list[Span]:
         w, low = m.group("n"), m.group("n").lower()
         if any(o.start < b and a < o.end and o.type in ("PERSON", *DIRECT_TYPES) for o in out) \
                 or low in STOP_WORDS or low in lex["nationalities"] or low in lex["months_set"] \
-                or low in lex["weekdays_set"] or not (fold(low) in lex["first_names"] or _zipf(low) < 3.0) \
+                or low in lex["weekdays_set"] or not (fold(low) in lex["first_names"] or (_zipf(low) < 3.0 and not low.endswith("ly"))) \
                 or (place_info(w) is not None and fold(low) not in lex["first_names"]):
             continue
         out = [o for o in out if not (o.start < b and a < o.end)]
@@ -2404,7 +2405,8 @@ def _same_name_again(text: str, spans: list[Span]) -> list[Span]:
             continue
         # a person's nickname in quotes said again alone ('Brother Elijah "Eli" Farnsworth ... Eli first
         # played for us' kept the second)
-        nick = [m.group(1) or m.group(2) for m in _QUOTED_NICKNAME.finditer(s.text)] if s.type == "PERSON" else []
+        nick = [m.group(1) or m.group(2) for m in _QUOTED_NICKNAME.finditer(s.text)
+                if m.group(1) or _a_nickname(s.text, m.group(2), quoted=False)] if s.type == "PERSON" else []
         sure = s.type == "PERSON" and s.evidence.startswith(("cue:", "lexicon:first_name"))
         for w in [s.text.strip()] + nick:
             sure = sure or w in nick  # (a nickname the name's own brackets or quotes give is the person's)
@@ -2470,8 +2472,7 @@ _QUOTED_NICKNAME = re.compile(r"[\"“‘']([A-Z][a-z]{2,})[\"”’']|\(([A-Z][
 _NAME_FIELD = re.compile(r"(?:^|(?<=[\n|])|(?<=[a-z\"”]\. ))[ \t]*(?:Patient|Pet|Animal|Name|Full name|Preferred name|Nickname|Owner|Client|Resident|Tenant|"
                          r"Child|Pupil|Student|Applicant|Employee|Member|Customer|Guest|Caller|Complainant|Manager|"
                          r"Supervisor|Reviewer|Line manager|Contact|Emergency contact|Next of kin|Reported by|Prepared by|"
-                         r"Signed|Witness|Landlord|Agent|Adviser|Advisor|Referrer|Consultant|Surgeon|Nurse|Carer|"
-                         r"To|From|Cc|Attn|Attention)"
+                         r"Signed|Witness|Landlord|Agent|Adviser|Advisor|Referrer|Consultant|Surgeon|Nurse|Carer)"
                          r"(?:'s name)?\s*:[ \t]*(?!(?:Mrs?|Ms|Miss|Mx|Dr|Prof)\b)(\"{n}\"|“{n}”|{n})(?=\s*[,.;\n(]|\s*$)".format(n=r"[A-Z][a-zà-ÿ'’]+(?:-[A-Z]?[a-zà-ÿ'’]+)*(?:[ \t]+[A-Z][a-zà-ÿ'’]+(?:-[A-Z]?[a-zà-ÿ'’]+)*){0,3}"))
 
 
@@ -2503,12 +2504,22 @@ _OWN_BEFORE = re.compile(rf"\b{_OWNED}(?:{_PETS}|{_KIN})[ \t]+$")
 _BRACKETED_NICKNAME_AFTER = re.compile(r" \((?:[\"“'‘])?[A-Z][a-z]+(?:[\"”'’])?\)")
 
 
+def _a_nickname(name: str, word: str, *, quoted: bool) -> bool:
+    """Is ``word`` in brackets after ``name`` a nickname of it: quoted ('Matilda ("Tilly")'), a given name, or the
+    start of the name's given name ("Deborah (Deb)")? Not a department or a role ("Dr Amir Khan (Cardiology)",
+    "Jane Doe (Chair)")."""
+    given = next((w for w in re.findall(r"[A-Z][a-zà-ÿ'’]+", name) if w.lower() not in HONORIFICS), "")
+    return quoted or fold(word.lower()) in lexicon()["first_names"] or (len(word) >= 2 and given.startswith(word)
+                                                                        and len(word) < len(given))
+
+
 def _bracketed_nicknames(text: str, spans: list[Span]) -> list[Span]:
     """A person's name takes the nickname in brackets after it ('Matilda ("Tilly")' was a person and a quoted
     name; "Tilly" said again alone later is then the same person's: :func:`_same_name_again`)."""
     out = sorted(spans, key=lambda s: s.start)
     for k, s in enumerate(out):
-        if s.type == "PERSON" and (m := _BRACKETED_NICKNAME_AFTER.match(text, s.end)):
+        if s.type == "PERSON" and (m := _BRACKETED_NICKNAME_AFTER.match(text, s.end)) \
+                and _a_nickname(s.text, m.group().strip(" ()\"“”'‘’"), quoted=bool(re.search(r"[\"“'‘]", m.group()))):
             z = m.end()
             out = [o for o in out if o is s or not (s.end <= o.start < z)]
             out[out.index(s)] = Span(s.start, z, text[s.start:z], "PERSON", s.score, s.evidence, dict(s.meta))
@@ -2599,13 +2610,18 @@ _CURRENCY_CODE_AFTER = re.compile(r"[ \t]?(?:CAD|USD|AUD|NZD|GBP|EUR|INR|ZAR|SGD
 
 
 # a list's item that opens with a pet's name: "- Pōhutu, a huntaway, arthritic.", "- Clementine, ginger cat."
-_PET_ITEM = re.compile(rf"(?m)^[ \t]*[-•*][ \t]+(?P<n>[A-Z][\w'’-]+),[^\n]*\b(?:{_PETS[3:-1]}|huntaway|cat|chook|hen|goat|sheep|alpaca)s?\b")
+_PET_ITEM = re.compile(rf"(?m)^[ \t]*[-•*][ \t]+(?P<n>[A-Z][\w'’-]+),[ \t]+(?:(?:a|an|our|my|his|her|their|the)[ \t]+)?"
+                       rf"(?:[\w-]+[ \t]+){{0,2}}(?:{_PETS[3:-1]}|huntaway|cat|chook|hen|goat|sheep|alpaca)s?\b")
 
 
 def _pets_listed(text: str, spans: list[Span]) -> list[Span]:
     out = list(spans)
+    lex = lexicon()
     for m in _PET_ITEM.finditer(text):
         a, b = m.span("n")
+        low = m.group("n").lower()
+        if low in lex["weekdays_set"] or low in lex["months_set"] or (_zipf(low) >= 4.5 and fold(low) not in lex["first_names"]):
+            continue  # ("- Monday, take the dog to the vet")
         if any(o.start < b and a < o.end and (o.type == "PERSON" or o.type in DIRECT_TYPES) for o in out):
             continue
         out = [o for o in out if not (o.start < b and a < o.end)]
@@ -2750,8 +2766,8 @@ def _with_extension(text: str, s: Span) -> Span:
     return Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, dict(s.meta))
 
 
-_CHAT_TIME = re.compile(r"(?m)^[ \t]*\[([^\]\n]{1,30})\]")
-_CHAT_SPEAKER = re.compile(r"(?m)^[ \t]*\[[^\]\n]{1,30}\][ \t]*")
+_CHAT_TIME = re.compile(r"(?m)^[ \t]*\[([^\]\n]{0,20}\d{1,2}:\d\d[^\]\n]{0,12})\]")  # (a time inside: no "[x]", "[1]", "[address]")
+_CHAT_SPEAKER = re.compile(r"(?m)^[ \t]*\[[^\]\n]{0,20}\d{1,2}:\d\d[^\]\n]{0,12}\][ \t]*")
 # a workplace chat's speaker line: "**Kyle Brannigan** 8:02 AM"
 _BOLD_SPEAKER = re.compile(r"(?m)^[ \t]*\*\*(?P<n>[A-Z][^*\n]{0,39})\*\*[ \t]+\d{1,2}:\d\d")
 _SPEAKER_NAME = re.compile(r"([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,3})[^\w\n:]{0,4}:")
@@ -2791,7 +2807,10 @@ _CONTACT_LABELS = frozenset("Tel Tel. Fax Mob Mob. Mobile Cell Email E-mail Phon
                             + "Mum Mom Mam Mummy Mommy Dad Daddy Nan Nana Nanna Gran Granny Grandma Grandpa Grandad Granddad "
                               "Nanny Papa Mama Pop Aunty Auntie Uncle Sis Bro".split())
 # a person's possessive that opens a form's label ("Driver's license: W143-…" read "Someone's license")
-_LABEL_POSSESSIVE = re.compile(rf"(?m)^[ \t]*[A-Z][a-z]+['’]s [a-z][\w ]{{0,25}}:")
+_LABEL_POSSESSIVE = re.compile(r"(?m)^[ \t]*(?:Driver|Patient|Owner|Tenant|Applicant|Employee|Mother|Father|Child|Parent|"
+                               r"Guardian|Spouse|Partner|Customer|Member|Student|Client|Resident|Caller|Doctor|Physician|"
+                               r"Employer|Landlord|Agent|Witness|Victim|Claimant)['’]s [a-z][\w ]{0,25}:")  # (a role's, never
+# a given name's: "Emma's allergies: peanuts" keeps its person)
 
 
 # a time of day is no count ("He left at 9 p.m." read "at several p.m.")
@@ -2883,10 +2902,26 @@ def _names_grown(doc, spans: list[Span]) -> list[Span]:
 _NUMBER_IN_NAME = re.compile(r"(?<=[a-z,;] )(?:Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Eleven|Twelve|Big) $")
 
 
+# a letter's or a memo's addressee and sender: two or three capitalised words, the last a surname's (rare) word
+_ADDRESSEE = re.compile(r"(?m)^[ \t]*(?:To|From|Cc|Attn|Attention)[ \t]*:[ \t]*(?!(?:Mrs?|Ms|Miss|Mx|Dr|Prof)\b)"
+                        r"([A-Z][a-zà-ÿ'’-]+(?:[ \t]+[A-Z][a-zà-ÿ'’-]+){1,2})(?=[ \t]*[,<(\n]|[ \t]*$)")
+
+
 def _field_names(text: str, spans: list[Span]) -> list[Span]:
     """The value of a form's name field (``_NAME_FIELD``) is a person's name (a pet's too: it names its
-    owner's household as well); a span the NER gave it of another kind gives way."""
+    owner's household as well); a span the NER gave it of another kind gives way. So is a letter's addressee or
+    sender of a given name and a rare surname ("To: Siobhán Gallagher, HR Business Partner"; not "To: All
+    Residents")."""
     out = list(spans)
+    for m in _ADDRESSEE.finditer(text):
+        a, b = m.span(1)
+        words = m.group(1).split()
+        if _zipf(words[-1].lower()) >= 4.0 or words[-1].lower() in lexicon()["org_heads"] \
+                or any(o.type == "PERSON" or o.type in DIRECT_TYPES or o.start < a - 1 or o.end > b + 1
+                       for o in out if o.start < b and a < o.end):
+            continue
+        out = [o for o in out if not (o.start < b and a < o.end)]
+        out.append(Span(a, b, m.group(1), "PERSON", 0.8, "cue:name_field", {}))
     for m in _NAME_FIELD.finditer(text):
         a, b = m.span(1)
         if re.search(r"\b(?:Ltd|Inc|LLC|plc|PLC|Team|Group|Holdings|Company|Co|Corp|Services|Department|Office|Desk|"
@@ -3039,8 +3074,12 @@ _NAMED_PAIR = re.compile(rf"\b(?:{_PETS[3:-1]}|chook|hen|cat|goat|sheep|kid|chil
 
 def _kin_names(text: str, spans: list[Span]) -> list[Span]:
     out = list(spans)
+    lex = lexicon()
     for m in _NAMED_PAIR.finditer(text):
         a2, b = text.rindex(",", 0, m.start(1)), m.end(2)
+        if m.group(0).lower().startswith("labs") or any(
+                g.lower() in lex["weekdays_set"] or g.lower() in lex["months_set"] for g in m.groups()):
+            continue  # ("Repeat labs, Monday and Thursday.")
         if any(o.type in DIRECT_TYPES and o.start < b and a2 < o.end for o in out):
             continue
         out = [o for o in out if not (o.start < b and a2 < o.end)]
@@ -3186,6 +3225,7 @@ def _whole_hyphenated(text: str, spans: list[Span]) -> list[Span]:
         if m and (k + 1 == len(spans) or spans[k + 1].start >= m.end()):
             s = Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, s.meta)
         elif s.type not in DIRECT_TYPES and (b := _HYPHEN_BRAND.match(text, s.end)) \
+                and not re.match(r"-(?:on|upon|under|super|le|la|les|en|sur|in|by|the|de|du|sous|am|an|der|at)-", b.group()) \
                 and (k + 1 == len(spans) or spans[k + 1].start >= b.end()):
             # a brand's hyphens ("Chick-fil-A" read "Chick", a place: "at the -fil-An" was an output)
             s = Span(s.start, b.end(), text[s.start:b.end()], "ORG", s.score, s.evidence + "+hyphens", {})
