@@ -35,15 +35,15 @@ from veil.evals.truthfulness import check
 HELDOUT = [json.loads(line) for line in (Path(__file__).parent / "data" / "single_documents_heldout.jsonl")
            .read_text().splitlines() if line.strip()]
 
-# the seventh set's (the twenty-third session), all quasi-identifiers its writer marked but for a badge's prefix:
-# an occupation, an age, plot numbers, a tenure, a ward, a landmark, a date written "10/24" before its noun, and
-# "parole check-in". The third set's three were found in the twenty-first session.
+# the seventh set's (the twenty-third session), all quasi-identifiers its writer marked: an occupation, an age,
+# plot numbers, a tenure, a ward, a landmark, a date written "10/24" before its noun, and "parole check-in". The
+# third set's three were found in the twenty-first session.
 KNOWN_MISSES: set[tuple[str, str]] = {
     ("heldout7-nanny-handover", "perfusionist"),
     ("heldout7-customer-service-chat", "81"), ("heldout7-birth-announcement", "ward 3B"),
     ("heldout7-allotment-dispute", "Plot 17"), ("heldout7-allotment-dispute", "Plot 18"),
     ("heldout7-allotment-dispute", "31 years"), ("heldout7-boat-sale-listing", "old bait shop"),
-    ("heldout7-slack-thread", "10/24"), ("heldout7-slack-thread", "DW-0"), ("heldout7-slack-thread", "parole check-in"),
+    ("heldout7-slack-thread", "10/24"), ("heldout7-slack-thread", "parole check-in"),
 }
 
 

@@ -884,6 +884,8 @@ def test_two_pets_named_after_their_noun_are_one_apposition():
     ("error code 404 and area code 415", "415", None),
     ("Repeat labs, Monday and Thursday.", ", Monday and Thursday", None),
     ("Unit 4, the quarterly rent was 125000", "Unit 4, the quarterly rent was 125000", None),
+    ("If you're still on the old badge (starts with DW-0), email me.", "DW-0", "ID"),  # an id's part
+    ("The season starts with COVID-19 rules.", "COVID-19", None),
 ])
 def test_this_sessions_rules_leave_everyday_text_alone(text, piece, kind):
     got = {s.text: s.type for s in find_spans(text)}

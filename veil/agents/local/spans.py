@@ -300,6 +300,8 @@ VEIL_PATTERNS = [
     ("ACCOUNT_ID", "labelled_id", rf"(?<=\b{_ID_LABELS}(?:\s+\(?(?i:number|no\.?|ID|#))?(?:\s+(?:is|was))?\s*[:#]?\s*)"
      r"(?:(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,}|\d{3,5}(?: \d{3,5}){1,4})\b", 0.85),  # (or digits in groups: an
     # NHS number "485 777 3456" was a phone)
+    # a part of an id said to start or end it ("the old badge (starts with DW-0)")
+    ("ACCOUNT_ID", "id_part", r"(?<=\b(?:starts|begins|starting|beginning) with\s)[A-Z]{1,4}-\d{1,3}(?![\w-])", 0.8),
     # a code that opens a door, a gate or a lockbox ("side gate code is 4419", "lockbox, code 2207")
     ("ACCOUNT_ID", "access_code", r"(?<=(?<!\b(?i:error|status|area|zip|postal|post|cpt|icd|billing|country|dialling|dialing|"
      r"promo|discount|product|course|tax|sort|response|exit|return|source|http|diagnosis|procedure)\s)\b(?i:code|passcode|pin)"
