@@ -179,10 +179,12 @@ FORM_LABEL = r"[A-Z][\w./'’()&\- ]{0,30}:"
 FORM_LINE = re.compile(rf"(?m)^[ \t]*{FORM_LABEL}[ \t]*\S[^\n]*$")
 # a name with its nickname in brackets: 'Matilda ("Tilly")', "Deborah (Deb)"
 _BRACKETED_NICKNAME = re.compile(r"\b[A-Z][a-z]+ \((?:\\?[\"“'‘])?[A-Z][a-z]+(?:\\?[\"”'’])?\),?")
-# a chat's line: its time in brackets, then its speaker and a colon ("[Sat 10:02] Karen Doyle: ok so ...")
-CHAT_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{0,20}\d{1,2}:\d\d[^\]\n]{0,12}\][ \t]*(?:[^:\n\[\]]{1,40}?:)?"
-                       # (or a workplace chat's speaker in bold, with the time, on a line of its own: "**Kyle B** 8:02 AM")
-                       r"|\*\*[^*\n]{1,40}\*\*[ \t]+\d{1,2}:\d\d(?:[ \t]*[AaPp]\.?[Mm]\.?)?[ \t]*\n)[ \t]*")
+# a chat's time in brackets, a time inside them ("[Sat 10:02]"; never a checklist's "[x]" or veil's "[address]")
+CHAT_TIME = r"\[(?P<time>[^\]\n]{0,20}\d{1,2}:\d\d[^\]\n]{0,12})\]"
+# a workplace chat's speaker in bold with the time, on a line of its own ("**Kyle B** 8:02 AM")
+BOLD_SPEAKER = r"\*\*(?P<speaker>[^*\n]{1,40})\*\*[ \t]+\d{1,2}:\d\d(?:[ \t]*[AaPp]\.?[Mm]\.?)?"
+# a chat's line: its time, then its speaker and a colon ("[Sat 10:02] Karen Doyle: ok so ..."), or the bold speaker's line
+CHAT_LINE = re.compile(rf"(?m)^[ \t]*(?:{CHAT_TIME}[ \t]*(?:[^:\n\[\]]{{1,40}}?:)?|{BOLD_SPEAKER}[ \t]*\n)[ \t]*")
 # a heading's line: short, with no sentence's punctuation ("Summary", "Areas for growth", "Follow-up:")
 _HEADING_LINE = re.compile(r"(?m)^[ \t]*[A-Z][^\n.!?;:,]{0,40}:?$(?=\n[ \t]*[A-Z\d\"“])")
 
@@ -227,7 +229,8 @@ def _boundaries(doc):
             if tok.nbor(-1).text == ":":
                 tok.is_sent_start = False  # ("Department: | Facilities Engineering", "GMS no.: | 1093284" were split)
     starts += [m.end() + 1 for m in _HEADING_LINE.finditer(text)]
-    for m in CHAT_LINE.finditer(text):
+    chats = list(CHAT_LINE.finditer(text))
+    for m in chats:
         # a chat's line: its time and its speaker open one sentence with the message ("[Sat 10:02]" and "Karen
         # Doyle: ok so ..." were two, and the line after a message ran on into it)
         starts += [m.start()]
@@ -242,7 +245,7 @@ def _boundaries(doc):
         nl = _LINE_END.search(text, m.end())
         if nl is not None and not BULLET.match(text, nl.start()):
             starts.append(nl.end())
-    chat_ends = {m.end() for m in CHAT_LINE.finditer(text)}
+    chat_ends = {m.end() for m in chats}
     for at in starts:
         if at in chat_ends:
             continue  # (a message under its speaker's line opens no sentence of its own: "Also reminder: ...")

@@ -2012,7 +2012,7 @@ _NUMBERED_HEADER = re.compile(r"[ \t]*[A-Z][A-Za-z]*(?: [A-Za-z]+){0,2} [0-9]{1,
 
 
 # the space a deleted first sentence left after a speaker's own line ("**Person A** 8:02 AM\n [id] can you")
-_SPACE_AFTER_SPEAKER = re.compile(r"(?m)(?<=\*\*[ \t]\d:\d\d[ \t][AP]M\n|\*[ \t]\d\d:\d\d[ \t][AP]M\n)[ \t]+(?=\S)")
+_SPACE_AFTER_SPEAKER = re.compile(rf"(?m)^([ \t]*{nlp.BOLD_SPEAKER}[ \t]*\n)[ \t]+(?=\S)")
 # what opens a list's item ("- Pōhutu, a huntaway, arthritic." says whom the item's next sentences are about: no
 # stub, though short)
 _ITEM_START = re.compile(r"[ \t]*[-•‣–*][ \t]+")
@@ -2302,7 +2302,7 @@ def field_value(s: Span, text: str) -> bool:
 
 
 # what stands before a chat's speaker on the line: nothing, or the time in brackets
-_SPEAKER = re.compile(r"[ \t]*(?:\[[^\]\n]{0,20}\d{1,2}:\d\d[^\]\n]{0,12}\][ \t]*|\*\*)?")
+_SPEAKER = re.compile(rf"[ \t]*(?:{nlp.CHAT_TIME}[ \t]*|\*\*)?")
 
 
 def _with_slot(s: Span, doc) -> Span:
@@ -2979,7 +2979,7 @@ class Plan:
         # ("Works include:") introduces nothing
         joined = _EMPTY_ITEM.sub("", joined)
         joined = _BARE_HEADING.sub("", joined)
-        joined = _SPACE_AFTER_SPEAKER.sub("", _BARE_CHAT_LINE.sub("", joined))
+        joined = _SPACE_AFTER_SPEAKER.sub(r"\1", _BARE_CHAT_LINE.sub("", joined))
         joined = re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", joined)  # (the blank lines deleted lines leave: one)
         # a quotation's closing mark at a line's end whose opening went with a deleted sentence ('list. "' was an
         # output of '"Thanks Danielle. ... list: 630-555-0172."'), or its opening mark with nothing after it
@@ -3776,6 +3776,13 @@ class LocalOptimizer(Optimizer):
         return bool(own) and not own <= {p for x in live for t in plan.sentence_tokens(x)
                                          for p in own if self._is_protected(t, {p})}
 
+    @staticmethod
+    def _says_what_follows(text: str, a: int, b: int) -> bool:
+        """Is text[a:b] short by nature: a form's line (:func:`_on_a_form_line`), a list's heading or a list item's
+        first sentence ("- Pōhutu, a huntaway, arthritic." says whom the item's next sentences are about)?"""
+        return _on_a_form_line(text, a, b) or text[a:b].rstrip().endswith(":") \
+            or bool(_ITEM_START.fullmatch(text, text.rfind("\n", 0, a) + 1, a))
+
     def _drop_stubs(self, plan: Plan, task: Task) -> None:
         """An edited sentence left with almost nothing of its own ("He was a player.", "His
         works have a sense.", "He grew inches" were outputs: a blind reader's first complaint)
@@ -3790,10 +3797,7 @@ class LocalOptimizer(Optimizer):
             k = sentence_unit[si]
             now = plan.sentence_tokens(si) if k not in plan.choice else Counter()
             if k in plan.choice or not any(i in plan.choice for i in plan.analysis.by_sentence(si)) \
-                    or _on_a_form_line(plan.analysis.text, *plan.analysis.sentences[si]) \
-                    or plan.analysis.text[slice(*plan.analysis.sentences[si])].rstrip().endswith(":") \
-                    or _ITEM_START.fullmatch(plan.analysis.text, plan.analysis.text.rfind("\n", 0, plan.analysis.sentences[si][0]) + 1,
-                                             plan.analysis.sentences[si][0]):
+                    or self._says_what_follows(plan.analysis.text, *plan.analysis.sentences[si]):
                 # (a form's line is short by nature: "Review period: the 2020s" says what the form asks; so is
                 # a numbered line's head: "Room 4 – Person D, over 80." says whose notes follow; and a list's
                 # heading says what its items are: "Outcome at discharge (in the 2020s):")

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from veil.agents.literal import NAME_PARTICLE
+from veil.nlp import BOLD_SPEAKER, CHAT_TIME
 
 DATA_DIR = Path(__file__).parent / "data"
 _PARTICLE = re.compile(NAME_PARTICLE)  # (lowercase only: "De Groot" opening a sentence is a name word)
@@ -2069,7 +2070,7 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     # name): what stands on its first line is the span
     candidates = [_first_line(s) for s in candidates]
     # a chat's time in brackets names no one and no day ("[Sat 10:08]"): what the NER made of it goes
-    times = [m.span(1) for m in _CHAT_TIME.finditer(text)]
+    times = [m.span("time") for m in _CHAT_SPEAKER.finditer(text)]
     candidates = [s for s in candidates if s.text.strip() and (s.type in DIRECT_TYPES or not any(
         a <= s.start and s.end <= b for a, b in times))]
     # and the name between it and a colon is the line's speaker, a person whatever the NER made of it
@@ -2094,12 +2095,14 @@ def _spans_of(text: str) -> tuple[Span, ...]:
     candidates = [s for s in mentions if not any(o.evidence == "cue:mention" and o is not s and o.start <= s.start
                                                  and s.end <= o.end for o in mentions)]
     for m in _BOLD_SPEAKER.finditer(text):
-        a, b = m.span("n")
+        a, b = m.span("speaker")
+        if not m.group("speaker")[:1].isupper():
+            continue
         inside = [s for s in candidates if s.start < b and a < s.end]
         if not any(s.type in DIRECT_TYPES or s.start < a or s.end > b for s in inside) \
                 and not (len(inside) == 1 and inside[0].type == "PERSON" and (inside[0].start, inside[0].end) == (a, b)):
             candidates = [s for s in candidates if s not in inside]
-            candidates.append(Span(a, b, m.group("n"), "PERSON", 0.8, "cue:speaker", {}))
+            candidates.append(Span(a, b, m.group("speaker"), "PERSON", 0.8, "cue:speaker", {}))
     for at in speakers:
         if (m := _SPEAKER_NAME.match(text, at)) is not None and not any(
                 s.start < m.end(1) and at < s.end for s in candidates):
@@ -2768,10 +2771,8 @@ def _with_extension(text: str, s: Span) -> Span:
     return Span(s.start, m.end(), text[s.start:m.end()], s.type, s.score, s.evidence, dict(s.meta))
 
 
-_CHAT_TIME = re.compile(r"(?m)^[ \t]*\[([^\]\n]{0,20}\d{1,2}:\d\d[^\]\n]{0,12})\]")  # (a time inside: no "[x]", "[1]", "[address]")
-_CHAT_SPEAKER = re.compile(r"(?m)^[ \t]*\[[^\]\n]{0,20}\d{1,2}:\d\d[^\]\n]{0,12}\][ \t]*")
-# a workplace chat's speaker line: "**Kyle Brannigan** 8:02 AM"
-_BOLD_SPEAKER = re.compile(r"(?m)^[ \t]*\*\*(?P<n>[A-Z][^*\n]{0,39})\*\*[ \t]+\d{1,2}:\d\d")
+_CHAT_SPEAKER = re.compile(rf"(?m)^[ \t]*{CHAT_TIME}[ \t]*")  # (its end is where the speaker's name starts)
+_BOLD_SPEAKER = re.compile(rf"(?m)^[ \t]*{BOLD_SPEAKER}")
 _SPEAKER_NAME = re.compile(r"([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,3})[^\w\n:]{0,4}:")
 
 
